@@ -1,0 +1,3 @@
+from forgetui.cli import main
+
+raise SystemExit(main())

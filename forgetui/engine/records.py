@@ -1,0 +1,56 @@
+"""Records of actions.yaml: an intent before each action, a result after, operator changes
+between steps (DESIGN.md section 3). One JSON object per `--- ` line."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+ResultKind = Literal["success", "failure", "blocked", "refused", "error", "escalated", "skipped"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow")  # the log outlives versions: keep unknown keys
+
+    step: int
+    at: str
+
+
+class IntentRecord(_Record):
+    kind: Literal["intent"] = "intent"
+    action: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    model: str | None = None
+    raw_response: str | None = None
+    context_tokens: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    model_ms: float = 0.0
+    context_file: str | None = None  # artifacts/contexts/step-000007.yaml
+
+
+class ResultRecord(_Record):
+    kind: Literal["result"] = "result"
+    action: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: ResultKind
+    summary: str
+    error: str | None = None
+    output: str | None = None  # capped tool output
+    files_changed: list[str] = Field(default_factory=list)
+    snapshots: list[str] = Field(default_factory=list)
+    duration_ms: float = 0.0
+
+
+class OperatorRecord(_Record):
+    kind: Literal["operator"] = "operator"
+    op: str  # pin | unpin | evict | edit | note | answer | approve | modify | reject | resume ...
+    key: str | None = None
+    text: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+Record = Annotated[IntentRecord | ResultRecord | OperatorRecord, Field(discriminator="kind")]
+RECORD_ADAPTER: TypeAdapter[IntentRecord | ResultRecord | OperatorRecord] = TypeAdapter(Record)

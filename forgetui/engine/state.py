@@ -1,0 +1,127 @@
+"""state.yaml: everything about a task that changes step to step (DESIGN.md sections 3, 6, 7)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from forgetui.engine.task import Plan, Strict
+
+Status = Literal["ready", "running", "paused", "escalated", "complete", "failed", "aborted"]
+STATUSES: tuple[str, ...] = (
+    "ready", "running", "paused", "escalated", "complete", "failed", "aborted",
+)  # fmt: skip
+
+
+class CheckResult(Strict):
+    passing: bool
+    details: str = ""
+    passed: int | None = None  # pytest summary: tests passed ...
+    total: int | None = None  # ... of this many
+    changed_at_step: int = 0  # the step at which `passing` last flipped
+
+
+class Verification(Strict):
+    checked_at: str | None = None
+    step: int = 0
+    checks: dict[str, CheckResult] = Field(default_factory=dict)
+    ready_for_completion: bool = False
+    regressions: list[str] = Field(default_factory=list)
+
+
+class Decision(BaseModel):
+    """An operator's answer: immutable, and present in every later context."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    step: int
+    question: str
+    answer: str
+    at: str
+
+
+class Progress(Strict):
+    objective: str = ""
+    completed: list[str] = Field(default_factory=list)  # the context shows the last 10
+    pending: list[str] = Field(default_factory=list)
+
+
+class PendingAction(Strict):
+    action: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+EscalationReason = Literal[
+    "agent",
+    "loop",
+    "failed_approaches",
+    "regression",
+    "max_steps",
+    "max_cost",
+    "over_budget",
+    "model_error",
+    "approval",
+    "interrupted",
+]
+
+
+class Escalation(Strict):
+    reason: EscalationReason
+    question: str
+    options: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    pending_action: PendingAction | None = None
+    step: int
+    raised_at: str
+
+
+class LoopGuardState(Strict):
+    recent: list[str] = Field(default_factory=list)  # signatures of the last actions, newest last
+    blocked: list[str] = Field(default_factory=list)  # signatures refused so far
+    block_streak: int = 0
+
+
+class CommandRun(Strict):
+    cmd: str
+    exit_code: int | None  # None: timed out or refused
+    step: int
+
+
+class Probe(Strict):
+    """A generic view of what the agent has touched, for every task type."""
+
+    files_written: list[str] = Field(default_factory=list)
+    files_missing: list[str] = Field(default_factory=list)  # target files not yet there
+    recent_commands: list[CommandRun] = Field(default_factory=list)  # newest last, at most 5
+    last_errors: list[str] = Field(default_factory=list)  # newest last, at most 3
+
+
+class Totals(Strict):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    model_calls: int = 0
+
+
+class TaskState(Strict):
+    task_id: str
+    phase: str
+    status: Status = "ready"
+    step: int = Field(0, ge=0)  # steps recorded so far; the next step is step + 1
+    verification: Verification = Field(default_factory=Verification)
+    decisions: list[Decision] = Field(default_factory=list)
+    progress: Progress = Field(default_factory=Progress)
+    scratchpad: list[str] = Field(default_factory=list)
+    plan: Plan | None = None
+    loop_guard: LoopGuardState = Field(default_factory=LoopGuardState)
+    failed_streak: int = 0
+    probe: Probe = Field(default_factory=Probe)
+    pending_escalation: Escalation | None = None
+    totals: Totals = Field(default_factory=Totals)
+    last_context_tokens: int = 0
+    updated_at: str | None = None
+
+    @property
+    def next_step(self) -> int:
+        return self.step + 1

@@ -1,0 +1,153 @@
+"""task.yaml: the immutable definition of a task (DESIGN.md section 3)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from forgetui.engine.catalog import PHASES, TaskType
+
+SECTION_NAMES: tuple[str, ...] = (
+    "system_prompt",
+    "task_frame",
+    "current_state",
+    "recent_actions",
+    "verification_status",
+    "available_actions",
+)
+DEFAULT_BUDGETS: dict[str, int] = {
+    "system_prompt": 1000,
+    "task_frame": 500,
+    "current_state": 4500,
+    "recent_actions": 1000,
+    "verification_status": 200,
+    "available_actions": 800,
+}
+DEFAULT_MAX_TOKENS = 8000
+DEFAULT_ALLOWED_COMMANDS: tuple[str, ...] = ("python", "pytest", "ruff")
+
+
+class Strict(BaseModel):
+    """File formats reject unknown keys so a typo is reported, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Check(Strict):
+    name: str
+    kind: Literal["command", "regex", "file_exists"]
+    cmd: list[str] | None = None
+    path: str | None = None
+    must_match: str | None = None
+    must_not_match: str | None = None
+    timeout_s: float = 120.0
+    criterion: str | None = None  # the success criterion this check proves, if named
+
+    @model_validator(mode="after")
+    def _fields_for_kind(self) -> Check:
+        if self.kind == "command" and not self.cmd:
+            raise ValueError("a command check needs `cmd` (a list of argv strings)")
+        if self.kind in ("regex", "file_exists") and not self.path:
+            raise ValueError(f"a {self.kind} check needs `path`")
+        if self.kind == "regex" and not (self.must_match or self.must_not_match):
+            raise ValueError("a regex check needs `must_match` or `must_not_match`")
+        return self
+
+
+class Limits(Strict):
+    max_steps: int = Field(100, ge=1)
+    max_cost_usd: float | None = Field(None, ge=0)
+    max_tokens: int = Field(DEFAULT_MAX_TOKENS, ge=100)
+    token_budget: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("token_budget")
+    @classmethod
+    def _known_sections(cls, value: dict[str, int]) -> dict[str, int]:
+        for name, tokens in value.items():
+            if name not in SECTION_NAMES:
+                raise ValueError(f"unknown section {name!r}; sections: {', '.join(SECTION_NAMES)}")
+            if tokens < 20:
+                raise ValueError(f"budget for {name} must be at least 20 tokens")
+        return value
+
+    def budgets(self) -> dict[str, int]:
+        return {**DEFAULT_BUDGETS, **self.token_budget}
+
+
+class Guards(Strict):
+    """Loop-guard and failure thresholds (DESIGN.md section 6)."""
+
+    identical_limit: int = Field(3, ge=2)  # the Nth identical attempt is blocked
+    alternation_window: int = Field(10, ge=4)
+    failed_approaches: int = Field(3, ge=1)
+    repeated_blocks: int = Field(2, ge=1)
+
+
+class Subtask(Strict):
+    title: str
+    status: Literal["pending", "done", "failed"] = "pending"
+    reason: str | None = None
+
+
+class PlanTask(Strict):
+    title: str
+    subtasks: list[Subtask] = Field(default_factory=list)
+
+
+class Plan(Strict):
+    goal: str
+    tasks: list[PlanTask] = Field(default_factory=list)
+
+    def current(self) -> tuple[int, int] | None:
+        """(task index, subtask index) of the first pending subtask."""
+        for ti, task in enumerate(self.tasks):
+            for si, sub in enumerate(task.subtasks):
+                if sub.status == "pending":
+                    return ti, si
+        return None
+
+
+class TaskSpec(Strict):
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    goal: str = Field(min_length=1)
+    success_criteria: list[str] = Field(default_factory=list)
+    constraints: list[str] = Field(default_factory=list)
+    task_type: TaskType = "generic"
+    phase: str | None = None
+    # type-specific inputs
+    violation: str | dict[str, Any] | None = None
+    check_definition: str | dict[str, Any] | None = None
+    spec: str | dict[str, Any] | None = None
+    target_files: list[str] = Field(default_factory=list)
+    test_requirements: str | list[str] | None = None
+    test_patterns: list[str] = Field(default_factory=list)
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    checks: list[Check] = Field(default_factory=list)
+    limits: Limits = Field(default_factory=Limits)
+    guards: Guards = Field(default_factory=Guards)
+    allowed_commands: list[str] = Field(default_factory=lambda: list(DEFAULT_ALLOWED_COMMANDS))
+    approval: Literal["auto", "confirm_writes", "confirm_all"] = "auto"
+    context_format: Literal["yaml", "xml"] = "yaml"
+    plan: Plan | None = None
+    decompose: bool = False
+    model: str | None = None
+
+    @model_validator(mode="after")
+    def _phase_belongs_to_type(self) -> TaskSpec:
+        phases = PHASES[self.task_type]
+        if self.phase is None:
+            self.phase = phases[0]
+        elif self.phase not in phases:
+            raise ValueError(
+                f"phase {self.phase!r} is not a phase of {self.task_type} ({', '.join(phases)})"
+            )
+        names = [check.name for check in self.checks]
+        if len(set(names)) != len(names):
+            raise ValueError("check names must be unique")
+        return self
+
+    @property
+    def initial_phase(self) -> str:
+        assert self.phase is not None
+        return self.phase

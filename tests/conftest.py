@@ -1,0 +1,3 @@
+"""Shared fixtures. Helpers register their fixture modules in pytest_plugins."""
+
+pytest_plugins: list[str] = []
