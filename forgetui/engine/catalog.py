@@ -93,6 +93,13 @@ ACTIONS: dict[str, ActionSpec] = {
             ("summary",),
         ),
         ActionSpec(
+            "set_plan",
+            "set_plan(plan)",
+            "the plan as {goal, tasks: [{title, subtasks: [{title}]}]}",
+            ("plan",),
+            ("plan",),
+        ),
+        ActionSpec(
             "escalate",
             "escalate(question, options?)",
             "pause and ask the operator",
@@ -103,9 +110,10 @@ ACTIONS: dict[str, ActionSpec] = {
 }
 
 _READ = ("read_file", "list_dir", "search", "load_context", "note")
-_ALL = tuple(ACTIONS)
+_ALL = tuple(name for name in ACTIONS if name != "set_plan")
 
 PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
+    "decompose": ("read_file", "list_dir", "set_plan", "escalate"),
     "planning": (*_READ, "mark_subtask_complete", "complete", "escalate"),
     "execution": _ALL,
     "verification": (*_READ, "run_cmd", "run_check", "edit_file", "complete", "escalate"),
@@ -116,6 +124,7 @@ PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
 }
 
 PHASE_PURPOSE: dict[str, str] = {
+    "decompose": "Break the goal into tasks and subtasks with set_plan before any work starts.",
     "planning": "Understand the goal and the workspace; settle the plan. Change no files.",
     "execution": "Carry out the plan one subtask at a time, verifying as you go.",
     "verification": "Prove every success criterion holds; fix only what verification shows.",

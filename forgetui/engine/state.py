@@ -43,7 +43,8 @@ class Decision(BaseModel):
 
 class Progress(Strict):
     objective: str = ""
-    completed: list[str] = Field(default_factory=list)  # the context shows the last 10
+    completed: list[str] = Field(default_factory=list)  # the newest 50 kept; context shows 10
+    completed_count: int = 0
     pending: list[str] = Field(default_factory=list)
 
 
@@ -74,6 +75,15 @@ class Escalation(Strict):
     pending_action: PendingAction | None = None
     step: int
     raised_at: str
+
+
+class Resolution(Strict):
+    """The operator's verdict on a step that waits: an approval or an interrupted intent."""
+
+    kind: Literal["approve", "reject", "modify", "rerun", "skip"]
+    step: int
+    args: dict[str, Any] | None = None
+    reason: str | None = None
 
 
 class LoopGuardState(Strict):
@@ -118,6 +128,10 @@ class TaskState(Strict):
     failed_streak: int = 0
     probe: Probe = Field(default_factory=Probe)
     pending_escalation: Escalation | None = None
+    resolution: Resolution | None = None
+    # The result record of step `step`, so a crash between saving state and appending the
+    # result to the log is repaired on resume instead of re-running a finished step.
+    last_result: dict[str, Any] | None = None
     totals: Totals = Field(default_factory=Totals)
     last_context_tokens: int = 0
     updated_at: str | None = None

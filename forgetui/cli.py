@@ -1,0 +1,250 @@
+"""The command line (DESIGN.md section 9): a stable contract whose JSON shapes are public.
+
+Headless commands never import textual; litellm is imported only when a real model is called."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from forgetui.engine.errors import ForgeError
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_ESCALATED, EXIT_FAILED = 0, 2, 3, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit 2 like every other bad input."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ForgeError(f"{self.prog}: {message}")
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="forgetui", description="Supervise an LLM agent one step at a time.")
+    parser.add_argument("--theme", help="theme name for the TUI (remembered)")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    p = sub.add_parser("open", help="open the TUI on a task folder, a workspace or a sample")
+    p.add_argument("path")
+    p.add_argument("--model", help="litellm model string, replay[:PATH] or human")
+    p.add_argument("--api-base")
+    p.add_argument("--theme", default=argparse.SUPPRESS)
+
+    p = sub.add_parser("init", help="instantiate a sample task; prints the task folder")
+    p.add_argument("sample")
+    p.add_argument("--into", type=Path)
+
+    p = sub.add_parser("new", help="create a task in a workspace")
+    p.add_argument("--workspace", type=Path, required=True)
+    p.add_argument("--goal", required=True)
+    p.add_argument("--type", dest="task_type", default="generic",
+                   choices=["generic", "fix_violation", "implement_feature", "write_tests"])
+    p.add_argument("--criterion", action="append", default=[])
+    p.add_argument("--check-cmd", action="append", default=[])
+    p.add_argument("--id", dest="task_id")
+
+    p = sub.add_parser("run", help="run steps headless")
+    p.add_argument("task")
+    p.add_argument("--model")
+    p.add_argument("--api-base")
+    p.add_argument("--max-steps", type=int)
+    p.add_argument("--until", choices=["escalation", "complete"], default="complete")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("context", help="the compiled context of the next step (or of step N)")
+    p.add_argument("task")
+    p.add_argument("--step", type=int)
+    p.add_argument("--model")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("status", help="phase, status, step, verification")
+    p.add_argument("task")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("log", help="the action log, one line per step")
+    p.add_argument("task")
+    p.add_argument("--tail", type=int)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("answer", help="answer the pending escalation")
+    p.add_argument("task")
+    p.add_argument("text")
+
+    p = sub.add_parser("memory", help="list or change working memory")
+    p.add_argument("task")
+    msub = p.add_subparsers(dest="memory_command", required=True, parser_class=_Parser)
+    msub.add_parser("list").add_argument("--json", action="store_true")
+    for name in ("pin", "unpin", "evict"):
+        msub.add_parser(name).add_argument("key")
+    msub.add_parser("note").add_argument("text")
+    e = msub.add_parser("edit")
+    e.add_argument("key")
+    e.add_argument("text")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return _dispatch(args)
+    except ForgeError as exc:
+        sys.stderr.write(f"forgetui: {exc.message}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("forgetui: interrupted\n")
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    command = args.command
+    if command in (None, "open"):
+        from forgetui.tui.launch import launch
+
+        return launch(
+            getattr(args, "path", None),
+            model=getattr(args, "model", None),
+            api_base=getattr(args, "api_base", None),
+            theme=args.theme,
+        )
+    handler = _HANDLERS[command]
+    return handler(args)
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from forgetui.engine.samples import init_sample
+
+    folder = init_sample(args.sample, into=args.into)
+    print(folder.path)
+    return EXIT_OK
+
+
+def _cmd_new(args: argparse.Namespace) -> int:
+    from forgetui.engine.api import create_task
+
+    folder = create_task(
+        args.workspace, args.goal, args.task_type, args.criterion, args.check_cmd, args.task_id
+    )
+    print(folder.path)
+    return EXIT_OK
+
+
+def _cmd_context(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+
+    folder = api.open_task(args.task)
+    if args.step is not None:
+        saved = api.saved_context(folder, args.step)
+        if args.json:
+            _print_json(saved)
+        else:
+            for message in saved["messages"]:
+                print(f"===== {message['role']} =====\n{message['content']}")
+        return EXIT_OK
+    ctx = api.preview_context(folder, args.model)
+    if args.json:
+        _print_json(ctx.to_json())
+        return EXIT_OK
+    from forgetui.render import print_context
+
+    print_context(ctx)
+    return EXIT_OK
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+
+    folder = api.open_task(args.task)
+    info = api.status(folder)
+    if args.json:
+        _print_json(info)
+        return EXIT_OK
+    from forgetui.render import print_status
+
+    print_status(info)
+    return EXIT_OK
+
+
+def _cmd_log(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+
+    folder = api.open_task(args.task)
+    entries = api.log_entries(folder, args.tail)
+    if args.json:
+        for entry in entries:
+            _print_json(entry)
+        return EXIT_OK
+    from forgetui.render import print_log
+
+    print_log(entries)
+    return EXIT_OK
+
+
+def _cmd_memory(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+
+    folder = api.open_task(args.task)
+    sub = args.memory_command
+    if sub == "list":
+        rows = api.memory_rows(folder)
+        if args.json:
+            for row in rows:
+                _print_json(row)
+        else:
+            from forgetui.render import print_memory
+
+            print_memory(rows)
+        return EXIT_OK
+    if sub in ("pin", "unpin"):
+        ref = api.pin(folder, args.key, pinned=sub == "pin")
+    elif sub == "evict":
+        ref = api.evict(folder, args.key)
+    elif sub == "edit":
+        ref = api.edit_memory(folder, args.key, args.text)
+    else:
+        ref = api.add_note(folder, args.text)
+    print(f"{sub}: {ref}")
+    return EXIT_OK
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from forgetui.engine.runner import run_headless
+
+    return run_headless(
+        Path(args.task),
+        model=args.model,
+        api_base=args.api_base,
+        max_steps=args.max_steps,
+        until=args.until,
+        as_json=args.json,
+    )
+
+
+def _cmd_answer(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+    from forgetui.engine.executor import answer
+
+    folder = api.open_task(args.task)
+    decision = answer(folder, args.text)
+    print(f"answered step {decision.step}: {decision.answer}")
+    return EXIT_OK
+
+
+_HANDLERS = {
+    "init": _cmd_init,
+    "new": _cmd_new,
+    "context": _cmd_context,
+    "status": _cmd_status,
+    "log": _cmd_log,
+    "memory": _cmd_memory,
+    "run": _cmd_run,
+    "answer": _cmd_answer,
+}

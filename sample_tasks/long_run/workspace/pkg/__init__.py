@@ -1,0 +1,1 @@
+"""A large package for the long_run sample."""
