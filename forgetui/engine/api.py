@@ -14,6 +14,7 @@ from forgetui.engine.clock import now_iso
 from forgetui.engine.context import CompiledContext, ContextInputs, compile_context
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.records import OperatorRecord
+from forgetui.engine.state import TaskState
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.task import Check, TaskSpec
 from forgetui.engine.yamlio import dump_yaml
@@ -53,10 +54,24 @@ def create_task(
     return TaskFolder.create(workspace, spec)
 
 
-def context_inputs(folder: TaskFolder, model: str | None = None) -> ContextInputs:
+def effective_phase(folder: TaskFolder, state: TaskState) -> str:
+    """A task with `decompose: true` and no plan yet spends its first step decomposing."""
+    if folder.spec.decompose and state.plan is None:
+        return "decompose"
+    return state.phase
+
+
+def context_inputs(
+    folder: TaskFolder, model: str | None = None, state: TaskState | None = None
+) -> ContextInputs:
+    """Everything the next step's context is compiled from, read from disk."""
+    state = state or folder.load_state()
+    phase = effective_phase(folder, state)
+    if phase != state.phase:
+        state = state.model_copy(update={"phase": phase})
     return ContextInputs(
         spec=folder.spec,
-        state=folder.load_state(),
+        state=state,
         memory=folder.load_memory(),
         recent=folder.log.tail(RECENT_RESULTS),
         workspace=folder.workspace,
@@ -76,6 +91,7 @@ def saved_context(folder: TaskFolder, step: int) -> dict[str, Any]:
 
 def status(folder: TaskFolder) -> dict[str, Any]:
     state = folder.load_state()
+    folder.load_memory()  # a broken working_memory.yaml is reported here, not at the next step
     escalation = state.pending_escalation
     return {
         "task_id": state.task_id,

@@ -12,10 +12,19 @@ from typing import Any
 
 from forgetui.engine import guards
 from forgetui.engine import memory as wm
-from forgetui.engine.actions import ActionEnv, ActionOutcome, action_signature, execute
-from forgetui.engine.catalog import ACTIONS, PHASES, actions_of
+from forgetui.engine.actions import (
+    CONTROL_ACTIONS,
+    ActionArgsError,
+    ActionEnv,
+    ActionOutcome,
+    action_signature,
+    execute,
+    validate_args,
+)
+from forgetui.engine.catalog import ACTIONS, actions_of
 from forgetui.engine.clock import now_iso
-from forgetui.engine.context import CompiledContext, ContextInputs, compile_context, validate_context
+from forgetui.engine.api import context_inputs, effective_phase
+from forgetui.engine.context import CompiledContext, compile_context, validate_context
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.llm import Model, ModelReply
 from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
@@ -33,7 +42,6 @@ from forgetui.engine.store import TaskFolder
 from forgetui.engine.verify import run_checks
 
 FINISHED = ("complete", "failed", "aborted")
-CONTROL_ACTIONS = ("complete", "escalate", "mark_subtask_complete", "set_plan")
 WRITE_ACTIONS = tuple(name for name, spec in ACTIONS.items() if spec.changes_workspace)
 KEEP_COMPLETED = 50
 KEEP_SCRATCHPAD = 200
@@ -92,26 +100,6 @@ def verification_json(verification: Verification) -> dict[str, Any]:
     }
 
 
-def effective_phase(folder: TaskFolder, state: TaskState) -> str:
-    """A task with `decompose: true` and no plan yet spends its first step decomposing."""
-    if folder.spec.decompose and state.plan is None:
-        return "decompose"
-    return state.phase
-
-
-def context_inputs_for(folder: TaskFolder, state: TaskState, model: str | None) -> ContextInputs:
-    phase = effective_phase(folder, state)
-    shown = state if phase == state.phase else state.model_copy(update={"phase": phase})
-    return ContextInputs(
-        spec=folder.spec,
-        state=shown,
-        memory=folder.load_memory(),
-        recent=folder.log.tail(3),
-        workspace=folder.workspace,
-        model=model,
-    )
-
-
 @dataclass
 class _Step:
     """Mutable scratch for one step; turned into records and a report at the end."""
@@ -156,34 +144,36 @@ class Executor:
 
     def open(self) -> list[str]:
         """Take the lock and repair what a crash left; returns notices for the operator."""
-        self.folder.lock.acquire(command="forgetui executor")
+        torn = self.folder.acquire(command="forgetui executor")
         self._opened = True
         notices: list[str] = []
-        torn = self.folder.log.repair()
         if torn is not None:
-            notices.append(f"a torn last record ({torn.bytes} bytes) was moved to actions.yaml.torn")
+            notices.append(torn.describe())
         notices.extend(self._recover())
         self.notices = notices
         return notices
 
     def close(self) -> None:
         if self._opened:
-            self.folder.lock.release()
+            self.folder.release()
             self._opened = False
 
     def _recover(self) -> list[str]:
         """Bring log and state into agreement after a crash."""
         state = self.folder.load_state()
-        last = self.folder.log.last_step_records()
-        intent, result = last if last else (None, None)
-        if state.last_result and (result is None or result.step < state.step):
+        logged = self.folder.log.tail(1, kinds=("result",))
+        if state.last_result and (not logged or logged[0].step < state.step):
             # The step finished and state was saved, but its result never reached the log.
             self.folder.log.append(ResultRecord.model_validate(state.last_result))
             return [f"step {state.step}: result restored to the log from state.yaml"]
+        last = self.folder.log.last_step_status()
+        intent, result = last if last else (None, None)
         if intent is not None and result is None and intent.step == state.step + 1:
             pending = state.pending_escalation
-            if pending and pending.step == intent.step:
-                return []  # waiting on the operator (an approval), not interrupted
+            if (pending and pending.step == intent.step) or (
+                state.resolution and state.resolution.step == intent.step
+            ):
+                return []  # waiting on the operator, or already answered: not interrupted
             escalation = self._escalation(
                 "interrupted",
                 f"Step {intent.step} ({intent.action}) was interrupted before its result was "
@@ -209,8 +199,17 @@ class Executor:
 
     # --- one step ------------------------------------------------------------------------------
 
-    def step(self) -> StepReport:
-        """Exactly one step: at most one model call, then everything recorded."""
+    def step(self, model: Model | None = None) -> StepReport:
+        """Exactly one step: at most one model call, then everything recorded.
+
+        `model` overrides the executor's model for this step (the TUI's human model: the
+        operator types the action first, then the step runs with it)."""
+        if model is not None:
+            previous, self.model = self.model, model
+            try:
+                return self.step()
+            finally:
+                self.model = previous
         if not self._opened:
             self.open()
         state = self.folder.load_state()
@@ -230,10 +229,10 @@ class Executor:
         if limit is not None:
             return self._escalate_before_call(st, *limit)
         self._emit(number, "context")
-        ctx = compile_context(context_inputs_for(self.folder, state, self.model.name))
+        inputs = context_inputs(self.folder, self.model.name, state)
+        ctx = compile_context(inputs)
         st.ctx = ctx
-        problems = list(ctx.over_budget) or validate_context(ctx, context_inputs_for(
-            self.folder, state, self.model.name))
+        problems = list(ctx.over_budget) or validate_context(ctx, inputs)
         if problems:
             return self._escalate_before_call(
                 st, "over_budget",
@@ -308,6 +307,12 @@ class Executor:
         assert st.action is not None
         self._emit(st.number, "execute", st.action)
         if st.action in CONTROL_ACTIONS:
+            try:
+                st.args = validate_args(st.action, st.args)
+            except ActionArgsError as exc:
+                st.result, st.error = "failure", exc.message
+                st.summary = f"invalid arguments for {st.action}: {exc.message}"
+                return self._record(st)
             self._control(st)
         else:
             env = ActionEnv(
@@ -315,6 +320,7 @@ class Executor:
                 snapshot=lambda rel, before, after: self.folder.snapshot(
                     st.number, rel, before, after),
                 last_error=(st.state.probe.last_errors or [None])[-1],
+                verification=st.state.verification,
             )
             outcome = execute(st.action, st.args, env)
             st.outcome = outcome
@@ -360,12 +366,14 @@ class Executor:
             st.summary = f"plan set: {len(state.plan.tasks)} tasks"
 
     def _complete(self, st: _Step) -> None:
+        """`complete` ends a phase or the task. Planning hands over to execution; RED hands over
+        to GREEN once the tests are seen failing; anything else ends the task once verified."""
         state = st.state
-        phases = PHASES[self.folder.spec.task_type]
-        phase = state.phase
-        final = phase == phases[-1] or (phase == "execution" and state.verification.checks)
         summary = str(st.args.get("summary", "")).strip()
-        if phase == "implement_red":
+        if state.phase == "planning":
+            self._enter_phase(st, "execution", summary)
+            return
+        if state.phase == "implement_red":
             failing = [n for n, c in state.verification.checks.items()
                        if not c.passing and n in self._command_checks()]
             if not failing:
@@ -374,9 +382,6 @@ class Executor:
                 st.summary = st.error
                 return
             self._enter_phase(st, "implement_green", summary)
-            return
-        if not final:
-            self._enter_phase(st, phases[phases.index(phase) + 1], summary)
             return
         if not state.verification.ready_for_completion:
             failing = [n for n, c in state.verification.checks.items() if not c.passing]
@@ -421,7 +426,7 @@ class Executor:
         """Finish a step that waited: approved/modified/re-run actions execute now, without
         another model call; rejected/skipped ones are recorded as such."""
         st.state.resolution = None
-        intent = self.folder.log.last_step_records()
+        intent = self.folder.log.last_step_status()
         assert intent is not None
         st.action, st.args = intent[0].action, dict(intent[0].args)
         if resolution.kind in ("reject", "skip"):

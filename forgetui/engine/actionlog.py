@@ -1,0 +1,493 @@
+"""actions.yaml: the append-only action log (DESIGN.md sections 3 and 9).
+
+One record per line, `--- ` + one JSON object, so the file is a YAML stream, every line parses
+alone, and a line cut mid-write never parses. Steps read the tail by seeking from the end; the
+TUI pages through the log with an offset index of line starts built without parsing JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+
+from forgetui.engine.clock import now_iso
+from forgetui.engine.errors import ForgeError, StateFileError
+from forgetui.engine.records import RECORD_ADAPTER, IntentRecord, OperatorRecord, ResultRecord
+
+AnyRecord = IntentRecord | ResultRecord | OperatorRecord
+ALL_KINDS: tuple[str, ...] = ("intent", "result", "operator")
+
+PREFIX = b"--- "
+_BLOCK = 64 * 1024  # backwards reads: a few records per block
+_SCAN_BLOCK = 1 << 20  # index scans
+_PREVIEW_CHARS = 120
+# Characters JSON leaves raw (ensure_ascii=False) that a YAML 1.1 reader rejects or reads as a
+# line break; escaping them keeps the file a valid YAML stream.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+_KIND = re.compile(rb'"kind"\s*:\s*"([a-z_]+)"')
+
+
+@dataclass(frozen=True)
+class TornTail:
+    """A torn last record moved aside by `repair()`, for the caller to tell the operator."""
+
+    offset: int  # where it started in actions.yaml (the file's new size)
+    bytes: int  # how many were moved
+    preview: str
+    reason: str
+    moved_to: Path
+
+    def describe(self) -> str:
+        return (
+            f"{self.moved_to.with_suffix('').name}: moved a torn last record ({self.bytes} bytes "
+            f"at offset {self.offset}, {self.reason}) to {self.moved_to.name}: {self.preview!r}"
+        )
+
+
+class StepStatus(NamedTuple):
+    """The last step that has an intent, and its result if it was recorded (resume)."""
+
+    intent: IntentRecord
+    result: ResultRecord | None
+
+    @property
+    def step(self) -> int:
+        return self.intent.step
+
+    @property
+    def complete(self) -> bool:
+        return self.result is not None
+
+
+class _BadLine(Exception):
+    def __init__(self, problem: str, field: str | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.field = field
+
+
+def encode_record(record: AnyRecord) -> bytes:
+    """The exact bytes `append` writes: one line, newline included."""
+    data = record.model_dump(mode="json", exclude_none=True)
+    text = _YAML_UNSAFE.sub(_escape, json.dumps(data, ensure_ascii=False))
+    return PREFIX + text.encode("utf-8") + b"\n"
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def decode_line(line: bytes) -> AnyRecord:
+    """Parse and validate one line (without its newline); raises _BadLine."""
+    if not line.startswith(PREFIX):
+        raise _BadLine("a record line must start with '--- ' followed by a JSON object")
+    try:
+        data = json.loads(line[len(PREFIX) :])
+    except json.JSONDecodeError as exc:
+        raise _BadLine(f"not JSON ({exc.msg} at column {exc.colno + len(PREFIX)})") from None
+    except ValueError as exc:  # invalid UTF-8
+        raise _BadLine(f"not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise _BadLine("the record is not a JSON object")
+    try:
+        return RECORD_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = [str(part) for part in err["loc"]]
+        if loc and loc[0] == data.get("kind"):  # the union's tag, not a field
+            loc = loc[1:]
+        field = ".".join(loc) or None
+        raise _BadLine(err["msg"], field) from None
+
+
+def _is_blank(line: bytes) -> bool:
+    return len(line) < 8 and not line.strip()
+
+
+class ActionLog:
+    """actions.yaml. `can_write` (the task lock) gates append and repair; readers need neither."""
+
+    def __init__(self, path: Path, can_write: Callable[[], bool] | None = None) -> None:
+        self.path = path
+        self.torn_path = path.with_name(path.name + ".torn")
+        self.last_repair: TornTail | None = None
+        self._can_write = can_write
+        self._tail_checked = False
+        # The offset index: [start, end) of every complete non-blank line, end past its newline.
+        self._starts = array("q")
+        self._ends = array("q")
+        self._scanned = 0  # bytes indexed: the end of the last complete line
+        self._identity: tuple[int, int] | None = None
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def append(self, record: AnyRecord) -> int:
+        """Append one record durably; returns its byte offset. One os.write, then fsync; a failed
+        write is cut back so the file never keeps a partial line from this process."""
+        self._require_writer()
+        if not self._tail_checked:
+            self.repair()
+        line = encode_record(record)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            stat = os.fstat(fd)
+            offset = stat.st_size
+            try:
+                written = os.write(fd, line)
+                if written != len(line):
+                    raise OSError(f"short write ({written} of {len(line)} bytes)")
+                os.fsync(fd)
+            except OSError as exc:
+                os.ftruncate(fd, offset)
+                raise ForgeError(f"{self.path}: could not append a record: {exc}") from exc
+        finally:
+            os.close(fd)
+        if self._identity == (stat.st_dev, stat.st_ino) and self._scanned == offset:
+            self._starts.append(offset)
+            self._ends.append(offset + len(line))
+            self._scanned = offset + len(line)
+        return offset
+
+    def repair(self) -> TornTail | None:
+        """Writer-only, at open: move a torn last line to actions.yaml.torn and truncate to the last
+        good record. A crash mid-append leaves at most one such line; never fatal."""
+        self._require_writer()
+        self._tail_checked = True
+        try:
+            handle = open(self.path, "r+b")  # noqa: SIM115 - closed below
+        except FileNotFoundError:
+            return None
+        with handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size == 0:
+                return None
+            start = _after_last_newline(handle, size - 1)  # where the last line starts
+            handle.seek(start)
+            tail = handle.read(size - start)
+            if not tail.endswith(b"\n"):
+                reason = "no trailing newline: cut mid-write"
+            elif _is_blank(tail[:-1]):
+                return None
+            else:
+                try:
+                    decode_line(tail[:-1])
+                    return None
+                except _BadLine as bad:
+                    reason = bad.problem
+            header = f"# {now_iso()} from {self.path.name} offset {start}: {reason}\n"
+            with open(self.torn_path, "ab") as torn:
+                torn.write(header.encode("utf-8") + tail + (b"" if tail.endswith(b"\n") else b"\n"))
+                torn.flush()
+                os.fsync(torn.fileno())
+            handle.truncate(start)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if self._scanned > start:
+            self._reset_index()
+        preview = tail[: _PREVIEW_CHARS * 4].decode("utf-8", "replace").rstrip("\n")
+        self.last_repair = TornTail(
+            start, len(tail), preview[:_PREVIEW_CHARS], reason, self.torn_path
+        )
+        return self.last_repair
+
+    def _require_writer(self) -> None:
+        if self._can_write is not None and not self._can_write():
+            raise ForgeError(f"{self.path}: opened read-only; take the task lock before writing")
+
+    # -- reading the tail ---------------------------------------------------------------------
+
+    def tail(self, n: int, kinds: Sequence[str] | None = ("result",)) -> list[AnyRecord]:
+        """The last n records of these kinds (None: all), oldest first, read from the end."""
+        if n <= 0:
+            return []
+        found: list[AnyRecord] = []
+        for record in self.iter_backwards(kinds):
+            found.append(record)
+            if len(found) == n:
+                break
+        found.reverse()
+        return found
+
+    def iter_backwards(self, kinds: Sequence[str] | None = None) -> Iterator[AnyRecord]:
+        """Records newest first, parsing only lines whose kind is wanted. An unterminated last
+        line (a writer mid-write, or a torn record not yet repaired) is ignored."""
+        wanted = None if kinds is None else {kind.encode() for kind in kinds}
+        for offset, line in self._lines_backwards():
+            if _is_blank(line):
+                continue
+            if wanted is not None and not any(
+                match.group(1) in wanted for match in _KIND.finditer(line)
+            ):
+                continue
+            record = self._decode(line, offset)
+            if kinds is None or record.kind in kinds:
+                yield record
+
+    def _lines_backwards(self) -> Iterator[tuple[int, bytes]]:
+        """(offset, line without its newline) of every complete line, last line first."""
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115 - a generator; closed in finally
+        except FileNotFoundError:
+            return
+        try:
+            pos = _after_last_newline(handle, handle.seek(0, os.SEEK_END))
+            carry = b""  # the start of data may still be the end of an earlier line
+            while pos > 0:
+                size = min(_BLOCK, pos)
+                pos -= size
+                data = _pread(handle, pos, size) + carry
+                if pos > 0:
+                    cut = data.find(b"\n") + 1
+                    if cut == 0:
+                        carry = data
+                        continue
+                    carry, body, base = data[:cut], data[cut:], pos + cut
+                else:
+                    carry, body, base = b"", data, 0
+                end = len(body)
+                while end > 0:
+                    start = body.rfind(b"\n", 0, end - 1) + 1
+                    yield base + start, body[start : end - 1]
+                    end = start
+        finally:
+            handle.close()
+
+    def last_step_status(self) -> StepStatus | None:
+        """The last step with an intent, and whether its result was recorded: a crash between
+        the two leaves an intent alone, which resume must settle before the next step."""
+        results: dict[int, ResultRecord] = {}
+        for record in self.iter_backwards(("intent", "result")):
+            if isinstance(record, ResultRecord):
+                results.setdefault(record.step, record)
+            elif isinstance(record, IntentRecord):
+                return StepStatus(record, results.get(record.step))
+        return None
+
+    # -- the offset index ---------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        self.refresh()
+        return len(self._starts)
+
+    def refresh(self) -> int:
+        """Bring the index up to date, scanning only bytes appended since the last call (a file
+        that shrank or was replaced is rescanned). Returns the number of records."""
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            self._reset_index()
+            return 0
+        identity = (stat.st_dev, stat.st_ino)
+        if identity != self._identity or stat.st_size < self._scanned:
+            self._reset_index()
+            self._identity = identity
+        if stat.st_size == self._scanned:
+            return len(self._starts)
+        with open(self.path, "rb") as handle:
+            if self._scanned and _pread(handle, self._scanned - 1, 1) != b"\n":
+                self._reset_index()  # rewritten in place
+                self._identity = identity
+            pos, block = self._scanned, _SCAN_BLOCK
+            while True:
+                handle.seek(pos)
+                chunk = handle.read(block)
+                last = chunk.rfind(b"\n")
+                if last == -1:
+                    if len(chunk) < block:
+                        break  # only an unterminated tail is left
+                    block *= 2  # a line longer than the block
+                    continue
+                index = 0
+                while index <= last:
+                    newline = chunk.find(b"\n", index)
+                    if newline - index >= 8 or chunk[index:newline].strip():
+                        self._starts.append(pos + index)
+                        self._ends.append(pos + newline + 1)
+                    index = newline + 1
+                pos += last + 1
+        self._scanned = pos
+        return len(self._starts)
+
+    def _reset_index(self) -> None:
+        self._starts = array("q")
+        self._ends = array("q")
+        self._scanned = 0
+        self._identity = None
+
+    def record_at(self, index: int) -> AnyRecord:
+        """The index-th record (negative counts from the end); parses that line only."""
+        self.refresh()
+        count = len(self._starts)
+        if not -count <= index < count:
+            raise IndexError(f"record {index} out of range ({count} records)")
+        return self.records(index, index + 1 if index != -1 else None)[0]
+
+    def records(self, start: int | None = None, stop: int | None = None) -> list[AnyRecord]:
+        """Records [start:stop] (slice semantics), one read, parsing only those lines."""
+        self.refresh()
+        window = range(len(self._starts))[start:stop]
+        if not window:
+            return []
+        first, last = window[0], window[-1]
+        base = self._starts[first]
+        with open(self.path, "rb") as handle:
+            data = _pread(handle, base, self._ends[last] - base)
+        return [
+            self._decode(data[self._starts[i] - base : self._ends[i] - base - 1], self._starts[i])
+            for i in window
+        ]
+
+    def iter_records(self, batch: int = 1000) -> Iterator[AnyRecord]:
+        """Every record, oldest first, a batch at a time (memory stays bounded)."""
+        count = self.refresh()
+        for start in range(0, count, batch):
+            yield from self.records(start, min(start + batch, count))
+
+    # -- the `log --json` shape ---------------------------------------------------------------
+
+    def merged(self, tail: int | None = None) -> Iterator[dict[str, Any]]:
+        """The log as `log --json` entries (DESIGN.md section 9), oldest first: all of them, or
+        the last `tail`, reading back only as far as those need."""
+        if tail is None:
+            return merge_steps(self.iter_records())
+        return iter(self._merged_tail(tail)) if tail > 0 else iter(())
+
+    def _merged_tail(self, n: int) -> list[dict[str, Any]]:
+        """Merge a window read back from the end (2n+2 records hold n+1 entries at least), minus
+        a step its start may have cut; widen it until it yields n entries or covers the file."""
+        newest_first = self.iter_backwards()
+        window: list[AnyRecord] = []
+        want = 2 * n + 2
+        while True:
+            for record in newest_first:
+                window.append(record)
+                if len(window) >= want:
+                    break
+            else:
+                return list(merge_steps(reversed(window)))[-n:]
+            oldest_first = window[::-1]
+            entries = list(merge_steps(_drop_cut_entry(oldest_first)))
+            if len(entries) >= n:
+                return entries[-n:]
+            want *= 2
+
+    def _decode(self, line: bytes, offset: int) -> AnyRecord:
+        try:
+            return decode_line(line)
+        except _BadLine as bad:
+            raise StateFileError(
+                self.path, bad.problem, line=self._line_number(offset), field=bad.field
+            ) from None
+
+    def _line_number(self, offset: int) -> int:
+        """1-based line number of the line at offset; counts newlines, used on errors only."""
+        count, pos = 1, 0
+        with open(self.path, "rb") as handle:
+            while pos < offset:
+                chunk = handle.read(min(_SCAN_BLOCK, offset - pos))
+                if not chunk:
+                    break
+                count += chunk.count(b"\n")
+                pos += len(chunk)
+        return count
+
+
+def _after_last_newline(handle: Any, end: int) -> int:
+    """Offset just past the last newline in the file's first `end` bytes (0 if none)."""
+    pos = end
+    while pos > 0:
+        size = min(_BLOCK, pos)
+        found = _pread(handle, pos - size, size).rfind(b"\n")
+        if found != -1:
+            return pos - size + found + 1
+        pos -= size
+    return 0
+
+
+def _pread(handle: Any, offset: int, size: int) -> bytes:
+    handle.seek(offset)
+    data: bytes = handle.read(size)
+    return data
+
+
+def _drop_cut_entry(records: list[AnyRecord]) -> list[AnyRecord]:
+    """A window cut out of the log may start inside a step (its intent left outside): drop the
+    records up to the last result before the window's first intent."""
+    first_intent = next(
+        (i for i, record in enumerate(records) if isinstance(record, IntentRecord)), len(records)
+    )
+    last_result = max(
+        (i for i in range(first_intent) if isinstance(records[i], ResultRecord)), default=-1
+    )
+    return records[last_result + 1 :]
+
+
+def step_entry(intent: IntentRecord | None, result: ResultRecord | None) -> dict[str, Any]:
+    """One `log --json` step: an intent and its result merged (result `interrupted` if none)."""
+    base = result or intent
+    assert base is not None
+    return {
+        "step": base.step,
+        "action": base.action,
+        "args": (result.args if result and result.args else intent.args if intent else {}),
+        "result": result.result if result else "interrupted",
+        "summary": result.summary if result else "interrupted before its result was recorded",
+        "context_tokens": intent.context_tokens if intent else 0,
+        "prompt_tokens": intent.prompt_tokens if intent else 0,
+        "completion_tokens": intent.completion_tokens if intent else 0,
+        "cost": intent.cost if intent else 0.0,
+        "model": intent.model if intent else None,
+    }
+
+
+def operator_entry(record: OperatorRecord) -> dict[str, Any]:
+    entry: dict[str, Any] = {"operator": record.op, "step": record.step}
+    if record.key is not None:
+        entry["key"] = record.key
+    if record.text is not None:
+        entry["text"] = record.text
+    if record.detail:
+        entry["detail"] = record.detail
+    entry["at"] = record.at
+    return entry
+
+
+def merge_steps(records: Iterable[AnyRecord]) -> Iterator[dict[str, Any]]:
+    """Merge a stream of records (oldest first) into `log --json` entries, in log order.
+
+    One writer runs one step at a time, so at most one intent is open: a new intent means the
+    open one never got its result (interrupted). Operator records written while an intent is
+    open follow its entry."""
+    open_intent: IntentRecord | None = None
+    held: list[dict[str, Any]] = []  # operator entries waiting behind the open intent
+
+    def flush(result: ResultRecord | None = None) -> Iterator[dict[str, Any]]:
+        nonlocal open_intent
+        if open_intent is not None:
+            yield step_entry(open_intent, result)
+        open_intent = None
+        yield from held
+        held.clear()
+
+    for record in records:
+        if isinstance(record, IntentRecord):
+            yield from flush()
+            open_intent = record
+        elif isinstance(record, ResultRecord):
+            if open_intent is not None and open_intent.step == record.step:
+                yield from flush(record)
+            else:
+                yield from flush()
+                yield step_entry(None, record)
+        elif open_intent is not None:
+            held.append(operator_entry(record))
+        else:
+            yield operator_entry(record)
+    yield from flush()

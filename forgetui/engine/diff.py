@@ -1,0 +1,138 @@
+"""Why the context of step N differs from step N-1's: which working-memory items entered, left or
+changed, and the reason for each (DESIGN.md sections 5 and 8, the workbench's context diff).
+
+Computed from what is on disk only: the saved contexts' `memory_refs` and the log records written
+between the two steps (operator changes, the load_context of step N-1). Pure: no writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from forgetui.engine.actionlog import AnyRecord
+from forgetui.engine.memory import DEFAULT_EXPIRY_STEPS, LOAD_KINDS
+from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
+from forgetui.engine.store import TaskFolder
+
+Change = Literal["entered", "left", "changed"]
+Reason = Literal["loaded", "evicted", "expired", "pinned", "unpinned", "operator", "added"]
+_ORDER: dict[str, int] = {"entered": 0, "changed": 1, "left": 2}
+
+
+@dataclass(frozen=True)
+class DiffEntry:
+    ref: str
+    change: Change
+    reason: Reason
+
+    def describe(self) -> str:
+        return f"{self.change} {self.ref} ({self.reason})"
+
+
+def saved_memory_refs(folder: TaskFolder, step: int) -> list[str] | None:
+    """The memory refs the context of `step` showed; None if no context was saved then."""
+    if step < 1 or not folder.context_path(step).is_file():
+        return None
+    saved: dict[str, Any] = folder.load_saved_context(step)
+    return [str(ref) for ref in saved.get("memory_refs") or []]
+
+
+def context_diff(folder: TaskFolder, step: int) -> list[DiffEntry]:
+    """Step `step`'s context against step-1's. Raises ForgeError if step's context was not saved
+    (a step that escalated before its model call sends nothing)."""
+    current = saved_memory_refs(folder, step)
+    if current is None:
+        folder.load_saved_context(step)  # raises the ForgeError naming the missing file
+        return []
+    previous = saved_memory_refs(folder, step - 1) or []
+    between = _records_of_step(folder, step - 1)
+    ops: dict[str, list[str]] = {}
+    loaded: set[str] = set()
+    for record in between:
+        if isinstance(record, OperatorRecord) and record.key:
+            ops.setdefault(record.key, []).append(record.op)
+        elif isinstance(record, IntentRecord | ResultRecord) and record.action == "load_context":
+            item = str(record.args.get("item", "")).strip()
+            if item:
+                loaded.add(item)
+    before, after = set(previous), set(current)
+    entries: list[DiffEntry] = []
+    for ref in current:
+        if ref not in before:
+            entries.append(DiffEntry(ref, "entered", _entered_reason(ref, ops, loaded)))
+        elif (reason := _changed_reason(ref, ops, loaded)) is not None:
+            entries.append(DiffEntry(ref, "changed", reason))
+    for ref in previous:
+        if ref not in after:
+            entries.append(DiffEntry(ref, "left", _left_reason(folder, ref, step, ops)))
+    entries.sort(key=lambda entry: _ORDER[entry.change])
+    return entries
+
+
+def _is_loaded_item(ref: str) -> bool:
+    return ref.split(":", 1)[0] in LOAD_KINDS
+
+
+def _entered_reason(ref: str, ops: dict[str, list[str]], loaded: set[str]) -> Reason:
+    done = ops.get(ref, [])
+    if "note" in done or "edit" in done:
+        return "operator"
+    if ref in loaded or _is_loaded_item(ref):
+        return "loaded"
+    if "pin" in done:
+        return "pinned"
+    return "added"
+
+
+def _changed_reason(ref: str, ops: dict[str, list[str]], loaded: set[str]) -> Reason | None:
+    done = ops.get(ref, [])
+    if done:
+        last = done[-1]
+        if last == "pin":
+            return "pinned"
+        if last == "unpin":
+            return "unpinned"
+        return "operator"
+    return "loaded" if ref in loaded else None
+
+
+def _left_reason(folder: TaskFolder, ref: str, step: int, ops: dict[str, list[str]]) -> Reason:
+    """An operator eviction, else expiry for a loaded item that had shown its full term (or was
+    unpinned past it), else FIFO eviction by a newer item."""
+    if "evict" in ops.get(ref, []):
+        return "operator"
+    if not _is_loaded_item(ref):
+        return "evicted"
+    shown = 0
+    for earlier in range(step - 1, max(0, step - 1 - DEFAULT_EXPIRY_STEPS), -1):
+        refs = saved_memory_refs(folder, earlier)
+        if refs is None or ref not in refs:
+            break
+        shown += 1
+    return "expired" if shown >= DEFAULT_EXPIRY_STEPS or "unpin" in ops.get(ref, []) else "evicted"
+
+
+def _records_of_step(folder: TaskFolder, step: int) -> list[AnyRecord]:
+    """Records stamped with `step`: its intent and result and the operator changes made after it
+    (operator records carry the last recorded step). Found by bisecting the log by step, so an
+    old step of a 10,000-record log costs a few parsed lines, not the whole file."""
+    log = folder.log
+    count = len(log)
+    if count == 0 or step < 0:
+        return []
+    # Steps only grow along the log, except an operator answer written while an approval's
+    # intent waits (stamped one step lower): widen the window by a step on each side.
+    lo = _first_index_at_least(folder, step - 1, count)
+    hi = _first_index_at_least(folder, step + 2, count)
+    return [record for record in log.records(lo, hi) if record.step == step]
+
+
+def _first_index_at_least(folder: TaskFolder, step: int, count: int) -> int:
+    lo, hi = 0, count
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if folder.log.record_at(mid).step < step:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

@@ -1,0 +1,53 @@
+"""What every model adapter returns, and the one method the executor calls (DESIGN.md 6, 10)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from forgetui.engine.catalog import ActionSpec
+from forgetui.engine.llm.parse import ParsedAction
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """One model response: the parsed action (or why there is none) plus what it cost.
+
+    A reply that does not parse is still a reply: the executor records it as a failed step and
+    the next context shows `error`. Only `transport_failed` (retries exhausted, script run out,
+    operator input closed) means the step should escalate instead.
+    """
+
+    action: str | None
+    args: dict[str, Any]
+    raw: str
+    error: str | None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    latency_ms: float = 0.0
+    model: str = ""
+    transport_failed: bool = False
+
+    @classmethod
+    def from_parsed(cls, parsed: ParsedAction, raw: str, **usage: Any) -> ModelReply:
+        return cls(parsed.action, dict(parsed.args), raw, parsed.error, **usage)
+
+    @classmethod
+    def failure(cls, error: str, *, model: str, raw: str = "", **usage: Any) -> ModelReply:
+        """No usable answer at all: the step escalates with `error` as the reason."""
+        return cls(None, {}, raw, error, model=model, transport_failed=True, **usage)
+
+
+class Model(Protocol):
+    """A source of actions: a real LLM, a replay script, or the operator."""
+
+    name: str
+
+    def complete(
+        self, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
+    ) -> ModelReply: ...
+
+
+__all__ = ["Model", "ModelReply"]

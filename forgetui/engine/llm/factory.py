@@ -1,0 +1,58 @@
+"""`--model` string -> a Model (DESIGN.md section 10)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from forgetui.engine.errors import ForgeError
+from forgetui.engine.llm.base import Model
+from forgetui.engine.llm.human import HumanModel
+from forgetui.engine.llm.litellm_model import LiteLLMModel
+from forgetui.engine.llm.replay import ReplayModel
+
+DEFAULT_MODEL = "replay"
+REPLAY_SCRIPT = "replay.yaml"
+
+
+def make_model(
+    spec: str | None,
+    *,
+    api_base: str | None = None,
+    task_dir: Path | None = None,
+    sample_replay: Path | None = None,
+    timeout_s: float = 60,
+    human_input: Callable[[str], str] | None = None,
+) -> Model:
+    """`replay` (default), `replay:PATH`, `human`, or any litellm model string.
+
+    The default script is the sample's own replay.yaml, else <task_dir>/replay.yaml. A relative
+    `replay:PATH` is taken from the working directory, else from the task folder.
+    """
+    spec = (spec or DEFAULT_MODEL).strip()
+    if spec == "human":
+        return HumanModel(human_input)
+    if spec == "replay" or spec.startswith("replay:"):
+        return ReplayModel(_replay_script(spec, task_dir, sample_replay), task_dir)
+    if not spec or any(char.isspace() for char in spec):
+        raise ForgeError(
+            f"not a model name: {spec!r} (use replay, replay:PATH, human or a litellm model string)"
+        )
+    return LiteLLMModel(spec, api_base=api_base, timeout_s=timeout_s)
+
+
+def _replay_script(spec: str, task_dir: Path | None, sample_replay: Path | None) -> Path:
+    _, _, given = spec.partition(":")
+    if given:
+        path = Path(given).expanduser()
+        if not path.is_absolute() and not path.exists() and task_dir is not None:
+            return task_dir / path
+        return path
+    if sample_replay is not None:
+        return sample_replay
+    if task_dir is not None and (task_dir / REPLAY_SCRIPT).is_file():
+        return task_dir / REPLAY_SCRIPT
+    raise ForgeError(
+        "the replay model needs a script: this task has no replay.yaml; "
+        "pass --model replay:PATH, human, or a litellm model string"
+    )

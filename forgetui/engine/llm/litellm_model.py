@@ -1,0 +1,237 @@
+"""Any provider through litellm, with one retry loop of our own (DESIGN.md section 10).
+
+litellm is imported on the first call, never at module import: it costs seconds and 160 MB, and
+the TUI must paint before that. The client's own retries are off (`max_retries=0`) so that the
+attempts, the backoff and the per-step deadline are all decided here, and a model that keeps
+failing becomes a reply with `transport_failed` (the step escalates), never an exception.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+from forgetui.engine.catalog import ActionSpec
+from forgetui.engine.llm.base import ModelReply
+from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, tool_schemas
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+_MAX_ERROR_CHARS = 400
+
+
+def import_litellm() -> ModuleType:
+    """The one place litellm is imported: cost map from the package, not the network."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on stdout
+    return litellm
+
+
+class LiteLLMModel:
+    """A litellm model string such as `openai/gpt-4o-mini` or `ollama/qwen2.5-coder`.
+
+    `use_tools=None` decides per model: tools when litellm says the model supports function
+    calling, or whenever an `api_base` is given (OpenAI-compatible servers); the fenced-block
+    answer otherwise. Keys are read by litellm from the environment and never pass through here.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        timeout_s: float = 60.0,
+        use_tools: bool | None = None,
+        max_attempts: int = 3,
+        backoff_base_s: float = 1.0,
+        backoff_cap_s: float = 20.0,
+        deadline_s: float | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.name = model
+        self.api_base = api_base
+        self.timeout_s = timeout_s
+        self.use_tools = use_tools
+        self.max_attempts = max(1, max_attempts)
+        self.backoff_base_s = backoff_base_s
+        self.backoff_cap_s = backoff_cap_s
+        self.deadline_s = deadline_s if deadline_s is not None else timeout_s * self.max_attempts
+        self._sleep = sleep
+
+    def complete(
+        self, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
+    ) -> ModelReply:
+        started = time.monotonic()
+        try:
+            litellm = import_litellm()
+            request = self._request(litellm, messages, tools)
+        except Exception as exc:  # a broken install must not take the run down
+            return ModelReply.failure(_describe(exc), model=self.name)
+        deadline = time.monotonic() + self.deadline_s  # the one-time import is not the model's
+        attempts = 0
+        last_error = "the per-step deadline passed before the first attempt"
+        while attempts < self.max_attempts:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            attempts += 1
+            try:
+                response = litellm.completion(**request, timeout=min(self.timeout_s, remaining))
+            except Exception as exc:
+                last_error = _describe(exc)
+                if not _retryable(litellm, exc):
+                    break
+                delay = self._backoff(attempts, _retry_after_s(exc))
+                if attempts >= self.max_attempts or time.monotonic() + delay >= deadline:
+                    break
+                self._sleep(delay)
+                continue
+            latency_ms = (time.monotonic() - started) * 1000
+            return self._reply(litellm, response, tools, latency_ms)
+        return ModelReply.failure(
+            f"model call failed after {attempts} attempt(s): {last_error}",
+            model=self.name,
+            latency_ms=(time.monotonic() - started) * 1000,
+        )
+
+    def _request(
+        self, litellm: ModuleType, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.name,
+            "messages": [dict(message) for message in messages],
+            "max_retries": 0,
+        }
+        if self.api_base:
+            request["api_base"] = self.api_base
+        if tools and self._tools_wanted(litellm):
+            request["tools"] = tool_schemas(tools)
+        return request
+
+    def _tools_wanted(self, litellm: ModuleType) -> bool:
+        if self.use_tools is not None:
+            return self.use_tools
+        if self.api_base:
+            return True
+        try:
+            return bool(litellm.supports_function_calling(model=self.name))
+        except Exception:  # an unknown model: answer in text
+            return False
+
+    def _backoff(self, attempt: int, retry_after_s: float | None) -> float:
+        wanted = (
+            retry_after_s if retry_after_s is not None else self.backoff_base_s * 2 ** (attempt - 1)
+        )
+        return max(0.0, min(self.backoff_cap_s, wanted))
+
+    def _reply(
+        self,
+        litellm: ModuleType,
+        response: Any,
+        tools: Sequence[ActionSpec],
+        latency_ms: float,
+    ) -> ModelReply:
+        usage = getattr(response, "usage", None)
+        meta: dict[str, Any] = {
+            "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
+            "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+            "cost": _cost(litellm, response),
+            "latency_ms": latency_ms,
+            "model": self.name,
+        }
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            return ModelReply(None, {}, "", "the response has no choices", **meta)
+        message = choices[0].message
+        content = getattr(message, "content", None) or ""
+        calls = getattr(message, "tool_calls", None) or []
+        if not calls:
+            if not content.strip():
+                return ModelReply(None, {}, "", "the response is empty", **meta)
+            return ModelReply.from_parsed(parse_text(content, tools), content, **meta)
+        dumped = [
+            {"name": call.function.name, "arguments": call.function.arguments} for call in calls
+        ]
+        raw = json.dumps(
+            {"content": content, "tool_calls": dumped} if content else {"tool_calls": dumped},
+            ensure_ascii=False,
+        )
+        if len(calls) > 1:
+            parsed = ParsedAction.failed(
+                f"{len(calls)} tool calls in one response; call exactly one tool per step"
+            )
+        else:
+            parsed = parse_tool_call(dumped[0]["name"] or "", dumped[0]["arguments"], tools)
+        return ModelReply.from_parsed(parsed, raw, **meta)
+
+
+def _retryable(litellm: ModuleType, exc: Exception) -> bool:
+    """Rate limits, server errors, timeouts and dropped connections heal; the rest do not."""
+    if isinstance(
+        exc, litellm.Timeout | litellm.APIConnectionError | TimeoutError | ConnectionError
+    ):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500)
+
+
+def _retry_after_s(exc: Exception) -> float | None:
+    """Seconds the server asked us to wait (`retry-after-ms`, `retry-after` seconds or date)."""
+    headers: Mapping[str, str] | None = getattr(exc, "litellm_response_headers", None)
+    if not headers:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    lowered = {str(key).lower(): str(value) for key, value in headers.items()}
+    if "retry-after-ms" in lowered:
+        seconds = _number(lowered["retry-after-ms"])
+        return seconds / 1000 if seconds is not None else None
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    seconds = _number(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _number(text: str) -> float | None:
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        return None
+
+
+def _cost(litellm: ModuleType, response: Any) -> float:
+    """litellm's price for this call, or 0.0 for a model its cost map does not know."""
+    try:
+        return float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:
+        return 0.0
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if len(text) > _MAX_ERROR_CHARS:
+        text = text[: _MAX_ERROR_CHARS - 3] + "..."
+    return redact_secrets(f"{type(exc).__name__}: {text}")
+
+
+def redact_secrets(text: str) -> str:
+    """Provider errors can echo a key back; a key must never reach a log file."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
+            text = text.replace(value, "***")
+    return text

@@ -1,0 +1,316 @@
+"""Turn a model's answer into one validated action (DESIGN.md section 6).
+
+Models without tool calling answer with one fenced YAML or JSON block `{action: NAME, args:
+{...}}`; a tool call arrives as a name and a JSON string. Both end in `validate_action`, so a
+replay script, a human and a real model are held to the same rules. Every failure is a short
+sentence the next context shows the model as its last result.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import yaml
+
+from forgetui.engine.catalog import ACTIONS, ActionSpec
+
+ArgType = Literal["string", "integer", "boolean", "command", "string_list", "mapping"]
+
+# Arguments that are not plain strings; every other argument of the catalog is a string.
+ARG_TYPES: dict[str, ArgType] = {
+    "start_line": "integer",
+    "end_line": "integer",
+    "success": "boolean",
+    "cmd": "command",  # a string (the sandbox splits it) or a list of strings
+    "options": "string_list",
+    "plan": "mapping",  # set_plan: {goal, tasks: [{title, subtasks: [{title}]}]}
+}
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]*)[^\n`]*$")
+_BLOCK_LANGS = {"", "yaml", "yml", "json", "json5", "jsonc"}
+
+
+@dataclass(frozen=True)
+class ParsedAction:
+    """An action that passed validation, or the reason it did not (`error` set, `action` None)."""
+
+    action: str | None
+    args: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @classmethod
+    def failed(cls, error: str) -> ParsedAction:
+        return cls(None, {}, error)
+
+
+def parse_text(text: str, offered: Sequence[ActionSpec] = ()) -> ParsedAction:
+    """A plain-text answer: exactly one action block, fenced or bare."""
+    candidates, malformed = _action_objects(text)
+    if len(candidates) > 1:
+        return ParsedAction.failed(
+            f"found {len(candidates)} action blocks; answer with exactly one action per step"
+        )
+    if not candidates:
+        if malformed:
+            return ParsedAction.failed(malformed)
+        return ParsedAction.failed(
+            "no action block found: answer with one fenced ```yaml block "
+            "holding {action: NAME, args: {...}}"
+        )
+    return validate_object(candidates[0], offered)
+
+
+def parse_tool_call(
+    name: str, arguments: str | dict[str, Any] | None, offered: Sequence[ActionSpec] = ()
+) -> ParsedAction:
+    """A tool call: the function name and its JSON-encoded arguments."""
+    if isinstance(arguments, dict):
+        args: Any = arguments
+    elif not arguments or not arguments.strip():
+        args = {}
+    else:
+        try:
+            args = json.loads(arguments)
+        except ValueError as exc:
+            return ParsedAction.failed(f"arguments of tool call '{name}' are not valid JSON: {exc}")
+    return validate_action(name, args, offered)
+
+
+def validate_object(obj: dict[str, Any], offered: Sequence[ActionSpec] = ()) -> ParsedAction:
+    """`{action: NAME, args: {...}}`; arguments written beside `action` are accepted too."""
+    name = obj.get("action")
+    if "args" in obj:
+        extra = sorted(str(key) for key in obj if key not in ("action", "args"))
+        if extra:
+            return ParsedAction.failed(
+                f"unexpected key(s) {', '.join(extra)} beside 'action' and 'args'"
+            )
+        args = obj["args"]
+    else:
+        args = {key: value for key, value in obj.items() if key != "action"}
+    return validate_action(name, args, offered)
+
+
+def validate_action(name: Any, args: Any, offered: Sequence[ActionSpec] = ()) -> ParsedAction:
+    """Check the name against the catalog (and the actions offered now) and the arguments
+    against the action's signature, coercing the obvious: "12" -> 12, "true" -> True."""
+    if not isinstance(name, str) or not name.strip():
+        return ParsedAction.failed("the action name is missing: give `action: NAME`")
+    name = name.strip()
+    spec = ACTIONS.get(name)
+    available = ", ".join(action.name for action in offered) if offered else ", ".join(ACTIONS)
+    if spec is None:
+        return ParsedAction.failed(f"unknown action '{name}' (available: {available})")
+    if offered and spec not in offered:
+        return ParsedAction.failed(f"action '{name}' is not available now (available: {available})")
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        return ParsedAction.failed(f"args of '{name}' must be a mapping, got {_kind(args)}")
+    unknown = [str(key) for key in args if key not in spec.args]
+    if unknown:
+        accepted = ", ".join(spec.args) or "no arguments"
+        return ParsedAction.failed(
+            f"unknown argument(s) {', '.join(repr(k) for k in unknown)} for '{name}' "
+            f"(accepts {accepted})"
+        )
+    clean: dict[str, Any] = {}
+    for key, value in args.items():
+        if value is None:
+            continue  # an explicit null is an omitted optional argument
+        coerced = _coerce(ARG_TYPES.get(key, "string"), value)
+        if isinstance(coerced, _Invalid):
+            return ParsedAction.failed(f"argument '{key}' of '{name}' {coerced.reason}")
+        clean[key] = coerced
+    missing = [key for key in spec.required if key not in clean]
+    if missing:
+        return ParsedAction.failed(
+            f"missing required argument(s) {', '.join(repr(k) for k in missing)} for "
+            f"'{name}' (signature: {spec.signature})"
+        )
+    return ParsedAction(name, clean)
+
+
+@dataclass(frozen=True)
+class _Invalid:
+    reason: str
+
+
+def _coerce(kind: ArgType, value: Any) -> Any:
+    if kind == "integer":
+        if isinstance(value, bool):
+            return _Invalid(f"must be an integer, got {value!r}")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+            return int(value)
+        return _Invalid(f"must be an integer, got {value!r}")
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int | str) and str(value).strip().lower() in _TRUE | _FALSE:
+            return str(value).strip().lower() in _TRUE
+        return _Invalid(f"must be true or false, got {value!r}")
+    if kind == "command":
+        if isinstance(value, list) and value and all(_is_scalar(item) for item in value):
+            return [str(item) for item in value]
+        if isinstance(value, str) and value.strip():
+            return value
+        return _Invalid("must be a command string or a non-empty list of strings")
+    if kind == "string_list":
+        if isinstance(value, list) and all(_is_scalar(item) for item in value):
+            return [str(item) for item in value]
+        if _is_scalar(value):
+            return [str(value)]
+        return _Invalid(f"must be a list of strings, got {_kind(value)}")
+    if kind == "mapping":
+        if isinstance(value, str):  # a tool-calling model may send the object JSON-encoded
+            value, _ = _load_mapping(value)
+        if isinstance(value, dict):
+            return value
+        return _Invalid("must be a mapping")
+    if _is_scalar(value):
+        return value if isinstance(value, str) else _scalar_text(value)
+    return _Invalid(f"must be a string, got {_kind(value)}")
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool)
+
+
+def _scalar_text(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a list" if isinstance(value, list) else type(value).__name__
+
+
+def _action_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
+    """Every `{action: ...}` object in the answer, and why a likely block failed to load.
+
+    Fenced blocks are looked at first; only without any fence is the whole answer (or the first
+    bare JSON object in it) tried, so prose around a block never counts as a second block.
+    """
+    blocks = _fenced_blocks(text)
+    found: list[dict[str, Any]] = []
+    malformed: str | None = None
+    for lang, body in blocks:
+        if lang.lower() not in _BLOCK_LANGS:
+            continue
+        obj, problem = _load_mapping(body)
+        if obj is not None and "action" in obj:
+            found.append(obj)
+        elif problem and malformed is None and "action" in body:
+            malformed = f"the action block does not parse: {problem}"
+    if blocks:
+        return found, malformed
+    obj, problem = _load_mapping(text)
+    if obj is not None and "action" in obj:
+        return [obj], None
+    bare = _first_json_object(text)
+    if bare is not None:
+        return [bare], None
+    if problem and "action" in text:
+        malformed = f"the action block does not parse: {problem}"
+    return [], malformed
+
+
+def _fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """(language, body) of each fenced block; a fence closes only at its own indentation, so
+    fences inside an indented YAML block scalar (file content) stay content."""
+    blocks: list[tuple[str, str]] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        opening = _FENCE.match(lines[index])
+        if opening is None:
+            index += 1
+            continue
+        indent, ticks = opening["indent"], opening["ticks"]
+        closing = re.compile(rf"^{re.escape(indent)}{re.escape(ticks[0])}{{{len(ticks)},}}\s*$")
+        end = index + 1
+        while end < len(lines) and not closing.match(lines[end]):
+            end += 1
+        body = [
+            line[len(indent) :] if line.startswith(indent) else line
+            for line in lines[index + 1 : end]
+        ]
+        blocks.append((opening["lang"], "\n".join(body) + "\n"))
+        index = end + 1
+    return blocks
+
+
+def _load_mapping(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """YAML is a superset of JSON, but a JSON reader gives the clearer message for JSON."""
+    stripped = text.strip()
+    if not stripped:
+        return None, None
+    if stripped.startswith("{"):
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            pass
+        else:
+            return (value, None) if isinstance(value, dict) else (None, None)
+    try:
+        value = yaml.safe_load(text if text.endswith("\n") else text + "\n")
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return None, f"{problem}{where}"
+    return (value, None) if isinstance(value, dict) else (None, None)
+
+
+def _first_json_object(text: str) -> dict[str, Any] | None:
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict) and "action" in value:
+            return value
+    return None
+
+
+def tool_schemas(actions: Sequence[ActionSpec]) -> list[dict[str, Any]]:
+    """OpenAI-style function tools for the offered actions."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": spec.name,
+                "description": f"{spec.signature}: {spec.description}",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        arg: _json_schema(ARG_TYPES.get(arg, "string")) for arg in spec.args
+                    },
+                    "required": list(spec.required),
+                },
+            },
+        }
+        for spec in actions
+    ]
+
+
+def _json_schema(kind: ArgType) -> dict[str, Any]:
+    if kind == "command":
+        return {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+    if kind == "string_list":
+        return {"type": "array", "items": {"type": "string"}}
+    if kind == "mapping":
+        return {"type": "object"}
+    return {"type": kind}

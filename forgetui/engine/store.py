@@ -1,0 +1,331 @@
+"""The task folder, `<workspace>/.agentforge/tasks/<task_id>/` (DESIGN.md section 3): the only
+place a task's state lives. Anyone may open and read it; writing needs the task lock, so a TUI
+attached to another process's run reads without ever getting in its way."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from forgetui.engine.actionlog import ActionLog, TornTail
+from forgetui.engine.clock import now_iso
+from forgetui.engine.errors import ForgeError, TaskNotFoundError
+from forgetui.engine.lock import TaskLock
+from forgetui.engine.memory import WorkingMemory
+from forgetui.engine.state import TaskState
+from forgetui.engine.task import TaskSpec
+from forgetui.engine.yamlio import (
+    atomic_write_bytes,
+    atomic_write_text,
+    dump_model,
+    dump_yaml,
+    load_model,
+)
+
+M = TypeVar("M", bound=BaseModel)
+
+FORGE_DIR = ".agentforge"
+TASKS_DIR = "tasks"
+TASK_FILE = "task.yaml"
+STATE_FILE = "state.yaml"
+MEMORY_FILE = "working_memory.yaml"
+LOG_FILE = "actions.yaml"
+ARTIFACT_DIRS: tuple[str, ...] = ("inputs", "outputs", "snapshots", "contexts")
+
+
+class ContextMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class SavedContext(BaseModel):
+    """artifacts/contexts/step-000007.yaml: the messages as sent, and what the caller noted
+    about them (tokens per section, ...) at the top level."""
+
+    model_config = ConfigDict(extra="allow")
+
+    step: int
+    messages: list[ContextMessage]
+
+    def as_dict(self) -> dict[str, Any]:
+        """step first, then the caller's notes, then the messages (how the file reads)."""
+        return {
+            "step": self.step,
+            **(self.model_extra or {}),
+            "messages": [message.model_dump() for message in self.messages],
+        }
+
+
+def tasks_dir(workspace: Path) -> Path:
+    return workspace / FORGE_DIR / TASKS_DIR
+
+
+def find_tasks(workspace: Path) -> list[Path]:
+    """Task folders under a workspace, by name (half-created ones, dot-named, are skipped)."""
+    root = tasks_dir(workspace)
+    if not root.is_dir():
+        return []
+    return sorted(
+        entry
+        for entry in root.iterdir()
+        if not entry.name.startswith(".") and (entry / TASK_FILE).is_file()
+    )
+
+
+def step_name(step: int) -> str:
+    return f"step-{step:06d}"
+
+
+class TaskFolder:
+    """One task folder. Open it with `open` or `create`; take the lock (`acquire`, or
+    `with folder.lock:`) before any write."""
+
+    def __init__(self, path: Path, spec: TaskSpec) -> None:
+        self.path = path
+        self.spec = spec
+        self.workspace = _workspace_of(path)
+        self.lock = TaskLock(path)
+        self.log = ActionLog(path / LOG_FILE, can_write=self.lock.held_by_me)
+        self.artifacts = path / "artifacts"
+        self.inputs_dir = self.artifacts / "inputs"
+        self.outputs_dir = self.artifacts / "outputs"
+        self.snapshots_dir = self.artifacts / "snapshots"
+        self.contexts_dir = self.artifacts / "contexts"
+        # file name -> ((inode, size, mtime_ns, ctime_ns), validated model)
+        self._cache: dict[str, tuple[tuple[int, int, int, int], BaseModel]] = {}
+
+    def __repr__(self) -> str:
+        return f"TaskFolder({str(self.path)!r})"
+
+    @property
+    def task_id(self) -> str:
+        return self.spec.id
+
+    # -- creating and opening -----------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls, workspace: Path, spec: TaskSpec, memory: WorkingMemory | None = None
+    ) -> TaskFolder:
+        """Write a new task folder. It is built under a hidden name and renamed into place, so
+        a crash never leaves a half-made task that `open` would trip over."""
+        if not workspace.is_dir():
+            raise ForgeError(f"{workspace}: the workspace is not a directory")
+        root = tasks_dir(workspace.resolve())
+        final = root / spec.id
+        if final.exists():
+            raise ForgeError(f"task {spec.id} already exists: {final}")
+        root.mkdir(parents=True, exist_ok=True)
+        building = root / f".{spec.id}.{os.urandom(4).hex()}.new"
+        building.mkdir()
+        try:
+            atomic_write_text(building / TASK_FILE, dump_model(spec))
+            state = TaskState(
+                task_id=spec.id, phase=spec.initial_phase, plan=spec.plan, updated_at=now_iso()
+            )
+            atomic_write_text(building / STATE_FILE, dump_model(state))
+            atomic_write_text(building / MEMORY_FILE, dump_model(memory or WorkingMemory()))
+            atomic_write_bytes(building / LOG_FILE, b"")
+            for name in ARTIFACT_DIRS:
+                (building / "artifacts" / name).mkdir(parents=True)
+            if final.exists():
+                raise ForgeError(f"task {spec.id} already exists: {final}")
+            os.rename(building, final)
+        except BaseException as exc:
+            shutil.rmtree(building, ignore_errors=True)
+            if isinstance(exc, OSError) and final.exists():
+                raise ForgeError(f"task {spec.id} already exists: {final}") from None
+            raise
+        _fsync_dir(root)
+        return cls(final, spec)
+
+    @classmethod
+    def open(cls, path: Path) -> TaskFolder:
+        """A task folder, or a workspace holding exactly one task. Validates task.yaml (a
+        problem is a StateFileError naming file:line:field; nothing is rewritten)."""
+        path = Path(path).expanduser()
+        if not path.exists():
+            raise TaskNotFoundError(f"{path}: no such task folder or workspace")
+        if path.is_file() and path.name == TASK_FILE:
+            path = path.parent
+        if (path / TASK_FILE).is_file():
+            folder = path
+        else:
+            found = find_tasks(path)
+            if not found:
+                raise TaskNotFoundError(
+                    f"{path}: not a task folder (no {TASK_FILE}) and no tasks in {tasks_dir(path)}"
+                )
+            if len(found) > 1:
+                names = ", ".join(str(task) for task in found)
+                raise ForgeError(f"{path} holds {len(found)} tasks; open one of: {names}")
+            folder = found[0]
+        folder = folder.resolve()
+        return cls(folder, load_model(folder / TASK_FILE, TaskSpec))
+
+    # -- writing needs the lock ---------------------------------------------------------------
+
+    def acquire(self, command: str | None = None) -> TornTail | None:
+        """Become the task's writer: take the lock and move aside a torn last log record (the
+        report, if any, is for the operator)."""
+        self.lock.acquire(command)
+        try:
+            return self.log.repair()
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def release(self) -> None:
+        self.lock.release()
+
+    def _require_writer(self, what: str) -> None:
+        if not self.lock.held_by_me():
+            raise ForgeError(
+                f"task {self.task_id}: cannot write {what} without the task lock (opened read-only)"
+            )
+
+    # -- state files --------------------------------------------------------------------------
+
+    def load_state(self) -> TaskState:
+        return self._load(STATE_FILE, TaskState)
+
+    def load_memory(self) -> WorkingMemory:
+        return self._load(MEMORY_FILE, WorkingMemory)
+
+    def save_state(self, state: TaskState) -> None:
+        """Write state.yaml atomically (stamping updated_at on `state`)."""
+        self._require_writer(STATE_FILE)
+        state.updated_at = now_iso()
+        self._save(STATE_FILE, state)
+
+    def save_memory(self, memory: WorkingMemory) -> None:
+        self._require_writer(MEMORY_FILE)
+        self._save(MEMORY_FILE, memory)
+
+    def _load(self, name: str, model: type[M]) -> M:
+        """Validated on every call, but a file unchanged since the last call (same inode, size
+        and times; writes replace the file) is served from the cache. Returns a copy: callers
+        may change it freely."""
+        path = self.path / name
+        key = _file_key(path)
+        cached = self._cache.get(name)
+        if cached is not None and key is not None and cached[0] == key:
+            value = cached[1]
+        else:
+            value = load_model(path, model)
+            if key is not None:
+                self._cache[name] = (key, value)
+        assert isinstance(value, model)
+        return value.model_copy(deep=True)
+
+    def _save(self, name: str, model: BaseModel) -> None:
+        path = self.path / name
+        atomic_write_text(path, dump_model(model))
+        key = _file_key(path)
+        if key is not None:
+            self._cache[name] = (key, model.model_copy(deep=True))
+
+    # -- artifacts ----------------------------------------------------------------------------
+
+    def context_path(self, step: int) -> Path:
+        return self.contexts_dir / f"{step_name(step)}.yaml"
+
+    def save_context(
+        self, step: int, messages: Sequence[Mapping[str, Any] | Any], meta: Mapping[str, Any]
+    ) -> str:
+        """Keep the exact messages sent at `step`; returns the file's path relative to the task
+        folder (for the intent record's context_file)."""
+        self._require_writer("a context")
+        saved = SavedContext.model_validate(
+            {
+                "step": step,
+                **meta,
+                "messages": [
+                    ContextMessage.model_validate(message, from_attributes=True).model_dump()
+                    for message in messages
+                ],
+            }
+        )
+        path = self.context_path(step)
+        atomic_write_text(path, _dump_exact(saved.as_dict()))
+        return path.relative_to(self.path).as_posix()
+
+    def load_saved_context(self, step: int) -> dict[str, Any]:
+        """The context saved at `step`: {"step", ...meta, "messages": [{"role", "content"}]}."""
+        path = self.context_path(step)
+        if not path.is_file():
+            raise ForgeError(f"task {self.task_id}: no context saved for step {step} ({path})")
+        return load_model(path, SavedContext).as_dict()
+
+    def snapshot(
+        self, step: int, rel_path: str, before: str | bytes | None, after: str | bytes | None
+    ) -> list[str]:
+        """Keep a file's content before and after a change at `step`, as
+        artifacts/snapshots/step-000007/<rel_path>.before/.after (a side that is None, a file
+        that did not exist or was deleted, is not written). Returns paths relative to the task
+        folder."""
+        self._require_writer("a snapshot")
+        rel = PurePosixPath(rel_path.replace("\\", "/"))
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+            raise ForgeError(f"snapshot path {rel_path!r} must be relative to the workspace")
+        base = self.snapshots_dir / step_name(step)
+        written: list[str] = []
+        for suffix, content in ((".before", before), (".after", after)):
+            if content is None:
+                continue
+            target = base / rel.parent / (rel.name + suffix)
+            data = content.encode("utf-8") if isinstance(content, str) else content
+            atomic_write_bytes(target, data)
+            written.append(target.relative_to(self.path).as_posix())
+        return written
+
+
+def _workspace_of(task_folder: Path) -> Path:
+    tasks = task_folder.parent
+    if tasks.name != TASKS_DIR or tasks.parent.name != FORGE_DIR:
+        raise ForgeError(
+            f"{task_folder}: a task folder must live in <workspace>/{FORGE_DIR}/{TASKS_DIR}/"
+        )
+    return tasks.parent.parent
+
+
+def _file_key(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _dump_exact(data: Any) -> str:
+    """YAML with `|` blocks for readability, unless a block would lose trailing spaces (the
+    saved messages must be exactly what was sent): then plain quoted YAML."""
+    if _has_trailing_spaces(data):
+        return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+    return dump_yaml(data)
+
+
+def _has_trailing_spaces(data: Any) -> bool:
+    if isinstance(data, str):
+        return "\n" in data and any(line != line.rstrip() for line in data.split("\n"))
+    if isinstance(data, dict):
+        return any(_has_trailing_spaces(value) for value in data.values())
+    if isinstance(data, list):
+        return any(_has_trailing_spaces(value) for value in data)
+    return False

@@ -1,0 +1,255 @@
+"""Verification (DESIGN.md section 7): run a task's checks against the workspace and say what
+passes, what changed and at which step, and what regressed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from forgetui.engine.clock import now_iso
+from forgetui.engine.errors import ForgeError
+from forgetui.engine.sandbox import (
+    TASK_DIR_NAME,
+    CommandResult,
+    SandboxError,
+    cap_text,
+    run_command,
+    workspace_relative,
+)
+from forgetui.engine.state import CheckResult, Verification
+from forgetui.engine.task import Check, TaskSpec
+
+DETAILS_CAP = 600
+MAX_OFFENDERS = 5
+_SKIPPED_DIRS = frozenset((TASK_DIR_NAME, ".git"))
+_SUMMARY_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b")
+_SUMMARY_LINE = re.compile(r"(\d+ (passed|failed|errors?|skipped)|no tests ran)\b.* in [\d.]+s\b")
+
+
+class UnknownCheckError(ForgeError):
+    title = "no such check"
+
+
+@dataclass(frozen=True)
+class PytestSummary:
+    line: str  # the summary as pytest printed it, without the ==== rule
+    passed: int
+    failed: int
+    errors: int
+
+    @property
+    def total(self) -> int:
+        """Tests that ran to a verdict; skipped, xfailed and deselected ones are not counted."""
+        return self.passed + self.failed + self.errors
+
+
+def pytest_summary(output: str) -> PytestSummary | None:
+    """The last pytest summary line in `output` ("2 failed, 5 passed in 0.12s"), parsed."""
+    for raw in reversed(output.splitlines()):
+        line = raw.strip().strip("=").strip()
+        if not _SUMMARY_LINE.search(line):
+            continue
+        counts: dict[str, int] = {}
+        for number, word in _SUMMARY_COUNT.findall(line):
+            key = "errors" if word.startswith("error") else word
+            counts[key] = counts.get(key, 0) + int(number)
+        return PytestSummary(
+            line=line,
+            passed=counts.get("passed", 0),
+            failed=counts.get("failed", 0),
+            errors=counts.get("errors", 0),
+        )
+    return None
+
+
+def describe_command(result: CommandResult, name: str) -> str:
+    """One line: "pytest exited 1: 2 failed, 5 passed in 0.1s", or the last output line."""
+    if result.timed_out:
+        return f"{name} timed out"
+    summary = pytest_summary(result.output)
+    last = summary.line if summary else _last_line(result.output)
+    head = f"{name} exited {result.exit_code}"
+    return f"{head}: {last}" if last else head
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return cap_text(lines[-1], 200) if lines else ""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One check's verdict, before it is dated against the previous verification."""
+
+    passing: bool
+    details: str
+    passed: int | None = None
+    total: int | None = None
+    output: str | None = None  # a command's capped output, for test_output
+
+
+def evaluate_command(
+    check: Check, spec: TaskSpec, workspace: Path, timeout_s: float | None = None
+) -> Evaluation:
+    assert check.cmd is not None
+    limit = timeout_s if timeout_s is not None else check.timeout_s
+    try:
+        result = run_command(check.cmd, workspace, spec.allowed_commands, timeout_s=limit)
+    except SandboxError as exc:
+        return Evaluation(False, f"refused: {exc}")
+    summary = pytest_summary(result.output)
+    if result.timed_out:
+        details = f"timed out after {limit:g}s"
+    elif summary:
+        details = f"exit {result.exit_code}: {summary.line}"
+    else:
+        tail = "\n".join(result.output.rstrip().splitlines()[-5:])
+        details = f"exit {result.exit_code}" + (f"\n{tail}" if tail else "")
+    return Evaluation(
+        passing=result.exit_code == 0,
+        details=cap_text(details, DETAILS_CAP),
+        passed=summary.passed if summary else None,
+        total=summary.total if summary else None,
+        output=result.output,
+    )
+
+
+def workspace_glob(workspace: Path, pattern: str) -> list[Path]:
+    """Files matching a glob in the workspace, sorted; never outside it, never the task folder
+    or .git (a `**/*` check must not read the agent's own contexts)."""
+    root = workspace.resolve()
+    if "\x00" in pattern or Path(pattern).is_absolute():
+        return []
+    found: list[Path] = []
+    try:
+        candidates: Iterator[Path] = root.glob(pattern)
+        for path in candidates:
+            real = path.resolve()
+            if not real.is_relative_to(root) or not real.is_file():
+                continue
+            parts = real.relative_to(root).parts
+            if _SKIPPED_DIRS.intersection(parts[:-1]):
+                continue
+            found.append(real)
+    except (ValueError, NotImplementedError, OSError):
+        return []
+    return sorted(set(found))
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _line_text(text: str, offset: int) -> str:
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return text[start : end if end != -1 else len(text)].strip()[:120]
+
+
+def evaluate_regex(check: Check, workspace: Path) -> Evaluation:
+    assert check.path is not None
+    try:
+        must = re.compile(check.must_match, re.MULTILINE) if check.must_match else None
+        must_not = re.compile(check.must_not_match, re.MULTILINE) if check.must_not_match else None
+    except re.error as exc:
+        return Evaluation(False, f"invalid regex: {exc}")
+    files = workspace_glob(workspace, check.path)
+    if not files:
+        return Evaluation(False, f"no files match {check.path}")
+    texts = {
+        workspace_relative(workspace, path): path.read_text("utf-8", errors="replace")
+        for path in files
+    }
+    problems: list[str] = []
+    notes: list[str] = []
+    if must is not None:
+        hit = next(((rel, m) for rel, text in texts.items() if (m := must.search(text))), None)
+        if hit is None:
+            problems.append(
+                f"/{must.pattern}/ matches none of {len(texts)} file(s) in {check.path}"
+            )
+        else:
+            rel, match = hit
+            notes.append(f"/{must.pattern}/ found at {rel}:{_line_of(texts[rel], match.start())}")
+    if must_not is not None:
+        offenders = [
+            f"{rel}:{_line_of(text, m.start())}: {_line_text(text, m.start())}"
+            for rel, text in texts.items()
+            for m in must_not.finditer(text)
+        ]
+        if offenders:
+            shown = offenders[:MAX_OFFENDERS]
+            if len(offenders) > MAX_OFFENDERS:
+                shown.append(f"... and {len(offenders) - MAX_OFFENDERS} more")
+            problems.append(f"/{must_not.pattern}/ must not match, found:\n" + "\n".join(shown))
+        else:
+            notes.append(f"/{must_not.pattern}/ absent from {len(texts)} file(s)")
+    details = "\n".join(problems) if problems else "; ".join(notes)
+    return Evaluation(not problems, cap_text(details, DETAILS_CAP))
+
+
+def evaluate_file_exists(check: Check, workspace: Path) -> Evaluation:
+    assert check.path is not None
+    files = workspace_glob(workspace, check.path)
+    if files:
+        names = ", ".join(workspace_relative(workspace, path) for path in files[:3])
+        more = f" and {len(files) - 3} more" if len(files) > 3 else ""
+        return Evaluation(True, f"{names}{more} exists")
+    return Evaluation(False, f"{check.path} does not exist")
+
+
+def evaluate(
+    check: Check, spec: TaskSpec, workspace: Path, timeout_s: float | None = None
+) -> Evaluation:
+    if check.kind == "command":
+        return evaluate_command(check, spec, workspace, timeout_s)
+    if check.kind == "regex":
+        return evaluate_regex(check, workspace)
+    return evaluate_file_exists(check, workspace)
+
+
+def run_checks(
+    spec: TaskSpec,
+    workspace: Path,
+    previous: Verification,
+    step: int,
+    only: str | None = None,
+    timeout_s: float | None = None,
+) -> Verification:
+    """Run the task's checks (or only one; the others keep their previous results) and date
+    each change: `changed_at_step` moves only when a check's passing flips."""
+    names = [check.name for check in spec.checks]
+    if only is not None and only not in names:
+        known = ", ".join(names) or "none"
+        raise UnknownCheckError(f"no check named {only!r} (checks: {known})")
+    results: dict[str, CheckResult] = {}
+    regressions: list[str] = []
+    for check in spec.checks:
+        before = previous.checks.get(check.name)
+        if only is not None and check.name != only:
+            if before is not None:
+                results[check.name] = before
+            continue
+        verdict = evaluate(check, spec, workspace, timeout_s)
+        flipped = before is None or before.passing != verdict.passing
+        results[check.name] = CheckResult(
+            passing=verdict.passing,
+            details=verdict.details,
+            passed=verdict.passed,
+            total=verdict.total,
+            changed_at_step=before.changed_at_step if before and not flipped else step,
+        )
+        if before is not None and before.passing and not verdict.passing:
+            regressions.append(f"{check.name} regressed at step {step}")
+    ready = bool(spec.checks) and all(
+        (result := results.get(name)) is not None and result.passing for name in names
+    )
+    return Verification(
+        checked_at=now_iso(),
+        step=step,
+        checks=results,
+        ready_for_completion=ready,
+        regressions=regressions,
+    )

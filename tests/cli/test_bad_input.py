@@ -1,0 +1,52 @@
+"""Bad input: one clear line naming file, line and field; exit 2; nothing rewritten."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def _snapshot(folder: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("file", "edit", "expected"),
+    [
+        ("task.yaml", lambda t: t.replace("max_steps: 50", "max_steps: lots"),
+         ["task.yaml:", "limits.max_steps"]),
+        ("task.yaml", lambda t: t.replace("goal: Add", "goal: [Add"), ["task.yaml:", "parse"]),
+        ("task.yaml", lambda t: t.replace("task_type: fix_violation", "task_type: refactor"),
+         ["task.yaml:", "task_type"]),
+        ("task.yaml", lambda t: t.replace("goal:", "gaol:"), ["task.yaml:", "goal"]),
+        ("state.yaml", lambda t: t.replace("step: 8", "step: -1"), ["state.yaml:4", "step"]),
+        ("working_memory.yaml", lambda t: t.replace("type: loaded_context", "type: loaded"),
+         ["working_memory.yaml:", "items.1.type"]),
+    ],
+)
+def test_bad_state_file_names_file_line_field(cli, hand_task: Path, file, edit, expected) -> None:
+    path = hand_task / file
+    path.write_text(edit(path.read_text()))
+    before = _snapshot(hand_task)
+    for command in (("context", "--json"), ("status", "--json")):
+        result = cli(command[0], hand_task, *command[1:])
+        assert result.code == 2
+        assert result.out == ""
+        lines = result.err.strip().splitlines()
+        assert len(lines) == 1, result.err  # one line, no traceback
+        for part in expected:
+            assert part in lines[0]
+    assert _snapshot(hand_task) == before
+
+
+def test_unknown_task_path(cli, tmp_path: Path) -> None:
+    result = cli("status", tmp_path / "nowhere", "--json")
+    assert result.code == 2
+    assert "nowhere" in result.err and "Traceback" not in result.err
+
+
+def test_usage_error_is_one_line(cli) -> None:
+    result = cli("context")
+    assert result.code == 2
+    assert len(result.err.strip().splitlines()) == 1
