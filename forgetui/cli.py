@@ -46,8 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("new", help="create a task in a workspace")
     p.add_argument("--workspace", type=Path, required=True)
     p.add_argument("--goal", required=True)
-    p.add_argument("--type", dest="task_type", default="generic",
-                   choices=["generic", "fix_violation", "implement_feature", "write_tests"])
+    p.add_argument(
+        "--type",
+        dest="task_type",
+        default="generic",
+        choices=["generic", "fix_violation", "implement_feature", "write_tests"],
+    )
     p.add_argument("--criterion", action="append", default=[])
     p.add_argument("--check-cmd", action="append", default=[])
     p.add_argument("--id", dest="task_id")

@@ -55,8 +55,9 @@ def print_log(entries: Iterable[dict[str, Any]]) -> None:
     for entry in entries:
         if "operator" in entry:
             detail = entry.get("key") or entry.get("text") or ""
-            table.add_row(str(entry["step"]), f"operator:{entry['operator']}", "", str(detail),
-                          "", "")
+            table.add_row(
+                str(entry["step"]), f"operator:{entry['operator']}", "", str(detail), "", ""
+            )
             continue
         table.add_row(
             str(entry["step"]),
@@ -75,6 +76,12 @@ def print_memory(rows: list[dict[str, Any]]) -> None:
         table.add_column(column)
     for row in rows:
         expires = "" if row["expires_in"] is None else f"{row['expires_in']} steps"
-        table.add_row(row["ref"], row["type"], str(row["step"] if row["step"] is not None else ""),
-                      str(row["tokens"]), expires, "yes" if row["pinned"] else "")
+        table.add_row(
+            row["ref"],
+            row["type"],
+            str(row["step"] if row["step"] is not None else ""),
+            str(row["tokens"]),
+            expires,
+            "yes" if row["pinned"] else "",
+        )
     console.print(table)

@@ -1,3 +1,3 @@
 """Shared fixtures. Helpers register their fixture modules in pytest_plugins."""
 
-pytest_plugins: list[str] = []
+pytest_plugins: list[str] = ["tests.fake_openai"]

@@ -123,7 +123,9 @@ def _record_operator(folder: TaskFolder, op: str, key: str | None, text: str | N
     folder.log.append(OperatorRecord(step=step, at=now_iso(), op=op, key=key, text=text))
 
 
-def _change_memory(folder: TaskFolder, change: Any, op: str, ref: str | None, text: str | None) -> str:
+def _change_memory(
+    folder: TaskFolder, change: Any, op: str, ref: str | None, text: str | None
+) -> str:
     with folder.lock:
         memory = folder.load_memory()
         new_memory, resolved = change(memory)
@@ -164,8 +166,11 @@ def add_note(folder: TaskFolder, text: str) -> str:
     def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
         step = folder.load_state().step
         taken = {item.ref for item in memory.items}
-        key = next(k for n in range(1, 1000) if (k := f"note@{step}" + (f".{n}" if n > 1 else ""))
-                   not in taken)
+        key = next(
+            k
+            for n in range(1, 1000)
+            if (k := f"note@{step}" + (f".{n}" if n > 1 else "")) not in taken
+        )
         item = wm.MemoryItem(type="note", step=step, key=key, content=text)
         new_memory, _gone = wm.add_item(memory, item)
         return new_memory, item.ref

@@ -7,7 +7,10 @@ design's table until it fits its budget, and rendered as blocks that end with a 
 start with text. tiktoken's pre-tokenizer never merges across such a boundary, so a section's
 token count is the sum of its blocks' counts; blocks are counted through the counter's cache,
 and a block that did not change since the last preview costs a lookup. `validate_context`
-recounts the real messages, the authoritative check before a context is sent.
+recounts every section from its text, the check before a context is sent.
+
+XML element text is not escaped: the model reads it, no XML parser does, and code full of
+`&lt;` would cost tokens and clarity. Attribute values are escaped.
 
 `compile_context` has no side effects: it reads the target files (cached by path, mtime and
 size) and writes nothing.
@@ -20,7 +23,7 @@ import re
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +40,10 @@ from forgetui.engine.tokens import TokenCounter, counter_for
 
 RECENT_ACTIONS = 3
 COMPLETED_SHOWN = 10  # progress.completed: the context shows the last 10
-SCRATCHPAD_SHOWN = 10
+# Lists that grow with the task show their newest entries only, so step 1,000 costs what step
+# 10 does: progress.completed its last 10, the scratchpad and the files touched their last 5.
+SCRATCHPAD_SHOWN = 5
+PROBE_SHOWN = 5
 LIST_CAPS = (5, 2)
 MIN_EXCERPT_TOKENS = 160  # a file excerpt smaller than this is not worth keeping over others
 EXCERPT_QUANTUM = 32  # excerpt budgets are rounded down to this, so a preview rebuilt after a
@@ -48,6 +54,8 @@ MAX_FILE_BYTES = 4_000_000
 MAX_VALUE_DEPTH = 3
 SUMMARY_LIMIT = 300
 OMITTED_TEXT = "[omitted: over budget]"
+CACHED_TEXT_CHARS = 4000  # longer texts are cleaned and rendered afresh: few, and cheap per
+# character, while caching them would hold megabytes over a long session
 _XML_SECTION_TAGS = {"available_actions": "tools"}
 _XML_WRAPPER = ("<task_context>\n", "</task_context>\n")
 _YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -283,8 +291,9 @@ def _value_el(
         return El(tag, seq=True, items=tuple(items))
     if isinstance(value, str) and cut:
         value = cz.cut_error(value)
-    return El(tag, text=value if isinstance(value, str | int | float | bool) or value is None
-              else str(value))  # fmt: skip
+    elif not isinstance(value, str | int | float | bool | None):
+        value = str(value)
+    return El(tag, text=value)
 
 
 # --------------------------------------------------------------------------- rendering
@@ -294,8 +303,12 @@ _YAML_WORDS = {"yes", "no", "true", "false", "on", "off", "null", "y", "n"}
 _XML_NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
 
 
-@lru_cache(maxsize=4096)
 def _clean(text: str) -> str:
+    return _clean_cached(text) if len(text) <= CACHED_TEXT_CHARS else cz.clean_text(text)
+
+
+@lru_cache(maxsize=4096)
+def _clean_cached(text: str) -> str:
     return cz.clean_text(text)
 
 
@@ -316,7 +329,7 @@ def _yaml_inline(text: str) -> str:
 
 @lru_cache(maxsize=1024)
 def _yaml_key(tag: str) -> str:
-    return _yaml_inline(cz.one_line(tag, 200) or "_")
+    return _yaml_inline(cz.one_line(_clean(tag), 200) or "_")
 
 
 def _yaml_scalar(head: str, value: Scalar, content_col: int) -> list[str]:
@@ -326,10 +339,11 @@ def _yaml_scalar(head: str, value: Scalar, content_col: int) -> list[str]:
         return [f"{head} {'true' if value else 'false'}"]
     if isinstance(value, int | float):
         return [f"{head} {value}"]
-    return [f"{head} {_yaml_text(value, content_col)}"]
+    if len(value) > CACHED_TEXT_CHARS:
+        return [f"{head} {_yaml_text(value, content_col)}"]
+    return [f"{head} {_yaml_text_cached(value, content_col)}"]
 
 
-@lru_cache(maxsize=4096)
 def _yaml_text(value: str, content_col: int) -> str:
     """A string value after its key: inline, or a literal block indented to `content_col`."""
     text = _clean(value)
@@ -338,6 +352,9 @@ def _yaml_text(value: str, content_col: int) -> str:
     # A first line that starts with a space needs an explicit indentation indicator.
     indicator = "|2-" if text[0] == " " else "|-"
     return f"{indicator}\n{cz.indent_lines(text, ' ' * content_col)}"
+
+
+_yaml_text_cached = lru_cache(maxsize=4096)(_yaml_text)
 
 
 def _is_leaf(el: El) -> bool:
@@ -518,7 +535,10 @@ def _system_section(phase: str, fmt: str, budget: int, counter: TokenCounter) ->
 
 
 def _task_frame_variants(spec: TaskSpec, state: TaskState) -> Iterator[Variant]:
-    steps = [(False, None, ()), (True, None, ("long texts cut to 500 characters",))]
+    steps: list[tuple[bool, int | None, tuple[str, ...]]] = [
+        (False, None, ()),
+        (True, None, ("long texts cut to 500 characters",)),
+    ]
     steps += [(True, cap, (f"lists capped at {cap} items",)) for cap in LIST_CAPS]
     for cut, cap, labels in steps:
 
@@ -560,8 +580,13 @@ def _verification_variants(spec: TaskSpec, state: TaskState) -> Iterator[Variant
         lines.append((result.passing, f"{check.name}: {status}{tests}{since}", result.details))
     for name, result in verification.checks.items():
         if all(check.name != name for check in spec.checks):
-            lines.append((result.passing, f"{name}: {'passing' if result.passing else 'failing'}",
-                          result.details))  # fmt: skip
+            lines.append(
+                (
+                    result.passing,
+                    f"{name}: {'passing' if result.passing else 'failing'}",
+                    result.details,
+                )
+            )
     failing_first = [line for line in lines if not line[0]] + [line for line in lines if line[0]]
     steps: list[tuple[bool, int | None, tuple[str, ...]]] = [
         (True, None, ()),
@@ -619,7 +644,8 @@ def _result_line(record: ResultRecord, limit: int) -> str:
 
 
 def _recent_variants(recent: Sequence[ResultRecord]) -> Iterator[Variant]:
-    records = list(recent[-RECENT_ACTIONS:])
+    results = [record for record in recent if getattr(record, "kind", "result") == "result"]
+    records = results[-RECENT_ACTIONS:]
     steps = [
         (records, SUMMARY_LIMIT, ()),
         (cz.drop_to(records), SUMMARY_LIMIT, ("recent actions dropped to 2",)),
@@ -677,7 +703,7 @@ class _Elastic:
     pinned: bool = False
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _measured(text: str, numbered: bool, encoding: str, prefix: str) -> cz.LineCosts:
     from forgetui.engine.tokens import counter_for_encoding
 
@@ -710,8 +736,9 @@ def _target_paths(workspace: Path, patterns: Sequence[str]) -> tuple[list[str], 
                 matches = sorted(workspace.glob(pattern))
             except (ValueError, OSError):
                 matches = []
-            paths += [match.relative_to(workspace).as_posix() for match in matches
-                      if match.is_file()]  # fmt: skip
+            paths += [
+                match.relative_to(workspace).as_posix() for match in matches if match.is_file()
+            ]
         else:
             paths.append(pattern)
     unique = list(dict.fromkeys(paths))
@@ -730,6 +757,8 @@ class _CurrentState:
         self.memory_refs: list[str] = []
         self.over_budget: list[str] = []
         self._headers: dict[tuple[int, int, bool], int] = {}
+        self._rigid_key: _Squeeze | None = None
+        self._rigid_blocks: tuple[list[_Block], list[str]] = ([], [])
         self._inputs_els = self._task_inputs()
         self._files_el = self._target_files()
         self._memory_slots = [self._memory_slot(item) for item in self.items]
@@ -749,8 +778,15 @@ class _CurrentState:
             "write_tests": ("test_requirements", "test_patterns"),
             "generic": ("inputs",),
         }[spec.task_type]
-        keys = (*order, "violation", "check_definition", "spec", "test_requirements",
-                "test_patterns", "inputs")  # fmt: skip
+        keys = (
+            *order,
+            "violation",
+            "check_definition",
+            "spec",
+            "test_requirements",
+            "test_patterns",
+            "inputs",
+        )
         found: list[tuple[str, Any, int]] = []
         for key in dict.fromkeys(keys):
             value = getattr(spec, key)
@@ -758,13 +794,7 @@ class _CurrentState:
                 continue
             slot = -1
             if isinstance(value, str) and "\n" in value.strip():
-                slot = self._add_elastic(
-                    _Elastic(
-                        lambda text, slot, key=key: El(key, text=text, slot=slot),
-                        value,
-                        numbered=False,
-                    )  # fmt: skip
-                )
+                slot = self._add_elastic(_Elastic(partial(_text_el, key), value, numbered=False))
             found.append((key, value, slot))
         return found
 
@@ -824,8 +854,14 @@ class _CurrentState:
             attrs = _memory_attrs(item, self.inputs.state.next_step)
 
             def make(text: str, slot: int) -> El:
-                return El("item", text=text, attrs=attrs, text_key="content", slot=slot,
-                          mark="pinned" if item.pinned else "")  # fmt: skip
+                return El(
+                    "item",
+                    text=text,
+                    attrs=attrs,
+                    text_key="content",
+                    slot=slot,
+                    mark="pinned" if item.pinned else "",
+                )
 
             part = _Elastic(make, content, numbered=False, memory=True, pinned=item.pinned)
             return self._add_elastic(part)
@@ -833,15 +869,21 @@ class _CurrentState:
 
     # -- the tree at one compression step
 
-    def tree(self, sq: _Squeeze, fills: Mapping[int, str]) -> El:
+    def tree(self, sq: _Squeeze, fills: Mapping[int, str]) -> tuple[El, list[str]]:
+        """current_state at one compression step, and the refs of the memory items shown."""
         state = self.inputs.state
         cap = sq.list_cap
 
-        def listed(values: Sequence[str], end: str = "first", cut: bool = sq.cut) -> list[str]:
+        def listed(
+            values: Sequence[str], newest: int | None = None, cut: bool = sq.cut
+        ) -> list[str]:
+            """A list under the lists rule: the first `cap` items, or for a list that grows
+            with the task (`newest` given) its newest ones."""
             values = [cz.cut_error(value) if cut else value for value in values]
-            if cap is None:
+            caps = [limit for limit in (newest, cap) if limit is not None]
+            if not caps:
                 return values
-            return cz.cap_list(values, cap, end="last" if end == "last" else "first")
+            return cz.cap_list(values, min(caps), end="first" if newest is None else "last")
 
         def elastic(slot: int) -> El:
             return self.elastic[slot].make(fills.get(slot, ""), slot)
@@ -857,22 +899,22 @@ class _CurrentState:
         if self._files_el is not None:
             files = [elastic(el.slot) if el.slot >= 0 else el for el in self._files_el.items]
             parts.append(replace(self._files_el, items=tuple(files)))
-        parts.append(self._memory(sq, elastic))
+        memory, refs = self._memory(sq, elastic)
+        parts.append(memory)
         parts.append(self._decisions(sq))
         progress = state.progress
-        completed = cz.cap_list(progress.completed, COMPLETED_SHOWN, end="last")
         parts.append(
             El(
                 "progress",
                 items=_drop_empty(
                     El("objective", text=progress.objective),
-                    _seq("completed", listed(completed, "last"), "step"),
+                    _seq("completed", listed(progress.completed, COMPLETED_SHOWN), "step"),
                     _seq("pending", listed(progress.pending), "step"),
                 ),
             )
         )
-        notes = cz.cap_list(state.scratchpad, SCRATCHPAD_SHOWN, end="last")
-        parts.append(_seq("scratchpad", listed(notes, "last"), "note"))
+        parts.append(_seq("scratchpad", listed(state.scratchpad, SCRATCHPAD_SHOWN), "note"))
+
         parts.append(self._plan(cap))
         probe = state.probe
         commands = [
@@ -884,8 +926,8 @@ class _CurrentState:
             El(
                 "probe",
                 items=_drop_empty(
-                    _seq("files_written", listed(probe.files_written), "path"),
-                    _seq("files_missing", listed(probe.files_missing), "path"),
+                    _seq("files_written", listed(probe.files_written, PROBE_SHOWN), "path"),
+                    _seq("files_missing", listed(probe.files_missing, PROBE_SHOWN), "path"),
                     _seq("recent_commands", listed(commands), "command"),
                     _seq("last_errors", listed(probe.last_errors, cut=True), "error"),
                 ),
@@ -906,9 +948,9 @@ class _CurrentState:
                     ),
                 )
             )
-        return El("current_state", items=_drop_empty(*parts))
+        return El("current_state", items=_drop_empty(*parts)), refs
 
-    def _memory(self, sq: _Squeeze, elastic: Callable[[int], El]) -> El | None:
+    def _memory(self, sq: _Squeeze, elastic: Callable[[int], El]) -> tuple[El | None, list[str]]:
         items: list[El] = []
         refs: list[str] = []
         dropped = 0
@@ -929,10 +971,13 @@ class _CurrentState:
         if dropped:
             items.append(El("item", text=f"{_items(dropped)} omitted (oldest first)"))
         if omitted_pinned:
-            items.append(El("item", text=f"pinned items omitted (context over budget): "
-                                         f"{', '.join(omitted_pinned)}"))  # fmt: skip
-        self.memory_refs = refs
-        return El("memory", seq=True, items=tuple(items)) if items else None
+            items.append(
+                El(
+                    "item",
+                    text=f"pinned items omitted (context over budget): {', '.join(omitted_pinned)}",
+                )
+            )
+        return (El("memory", seq=True, items=tuple(items)) if items else None), refs
 
     def _memory_el(self, item: MemoryItem, sq: _Squeeze) -> El:
         attrs = _memory_attrs(item, self.inputs.state.next_step)
@@ -960,7 +1005,7 @@ class _CurrentState:
                     El(
                         "question",
                         text=cz.cut_error(decision.question, 200) if sq.cut else decision.question,
-                    ),  # fmt: skip
+                    ),
                     El("answer", text=decision.answer),
                 ),
                 mark="decision",
@@ -1006,7 +1051,7 @@ class _CurrentState:
             section, need = self._attempt(sq, budget)
             if section is not None:
                 return section
-        tree = self.tree(_Squeeze(cut=True, list_cap=LIST_CAPS[-1]), {})
+        tree, self.memory_refs = self.tree(_Squeeze(cut=True, list_cap=LIST_CAPS[-1]), {})
         body = _body_text(_section_blocks(tree, self.fmt), self.fmt)
         section = _hard_section("current_state", budget, body, (), self.counter, self.fmt)
         if not self.over_budget:
@@ -1037,11 +1082,20 @@ class _CurrentState:
         if has_pinned:
             yield replace(sq, omit_pinned=True)
 
+    def _rigid(self, sq: _Squeeze) -> tuple[list[_Block], list[str]]:
+        """The section's blocks with the elastic parts left empty, and the memory refs shown.
+        Steps that change only how files are cut share one rendering."""
+        key = replace(sq, files=False, starve=False)
+        if key != self._rigid_key:
+            tree, refs = self.tree(sq, {})
+            self._rigid_key, self._rigid_blocks = key, (_section_blocks(tree, self.fmt), refs)
+        return self._rigid_blocks
+
     def _attempt(self, sq: _Squeeze, budget: int) -> tuple[Section | None, int]:
         """current_state at one compression step if it fits, and the tokens its pinned items
         and decisions need."""
         count = self.counter.count
-        blocks = _section_blocks(self.tree(sq, {}), self.fmt)
+        blocks, refs = self._rigid(sq)
         rigid = sum(count(block.text) for block in blocks if block.el.slot < 0)
         need = sum(count(b.text) for b in blocks if b.el.mark and b.el.slot < 0)
         placed = [block for block in blocks if block.el.slot >= 0]
@@ -1050,26 +1104,28 @@ class _CurrentState:
         if allotted is None:
             return None, need
         fills, excerpted = allotted
-        blocks = _section_blocks(self.tree(sq, fills), self.fmt)
-        tokens = sum(count(block.text) for block in blocks)
+        texts = [fills[b.el.slot] if b.el.slot >= 0 else b.text for b in blocks]
+        tokens = sum(count(text) for text in texts)
         if tokens > budget:
             return None, need
         labels = sq.labels()
         if excerpted:
             labels = ("file content: first and last lines kept", *labels)
-        text = "".join(block.text for block in blocks)
-        return Section("current_state", budget, text, tokens, labels), need
+        self.memory_refs = refs
+        return Section("current_state", budget, "".join(texts), tokens, labels), need
+
+    def _render(self, block: _Block, text: str) -> str:
+        """An elastic part's block holding `text`."""
+        el = self.elastic[block.el.slot].make(text, block.el.slot)
+        return render_el(el, self.fmt, block.col, block.item)
 
     def _header(self, block: _Block) -> int:
         """Tokens of an elastic element without its text lines."""
         key = (block.el.slot, block.col, block.item)
         if key not in self._headers:
-            part = self.elastic[block.el.slot]
             prefix = _content_prefix(self.fmt, block)
-            sample = render_el(part.make("x\nx", block.el.slot), self.fmt, block.col, block.item)
-            self._headers[key] = self.counter.count(sample) - 2 * self.counter.count(
-                f"{prefix}x\n"
-            )
+            sample = self.counter.count(self._render(block, "x\nx"))
+            self._headers[key] = sample - 2 * self.counter.count(f"{prefix}x\n")
         return self._headers[key]
 
     def _measure(self, block: _Block) -> cz.LineCosts:
@@ -1077,9 +1133,9 @@ class _CurrentState:
         prefix = _content_prefix(self.fmt, block)
         return _measured(part.text, part.numbered, self.counter.encoding_name, prefix)
 
-    def _full_text(self, slot: int) -> str:
-        part = self.elastic[slot]
-        return _numbered(part.text) if part.numbered else part.text
+    def _full(self, block: _Block) -> str:
+        part = self.elastic[block.el.slot]
+        return self._render(block, _numbered(part.text) if part.numbered else part.text)
 
     def _compressible(self, slot: int, sq: _Squeeze) -> bool:
         return sq.files and (not self.elastic[slot].pinned or sq.pinned)
@@ -1095,11 +1151,11 @@ class _CurrentState:
     def _allot(
         self, placed: list[_Block], room: int, sq: _Squeeze
     ) -> tuple[dict[int, str], bool] | None:
-        """Texts for the elastic parts within `room` tokens (and whether any was excerpted), or
+        """The elastic parts' blocks within `room` tokens (and whether any was excerpted), or
         None when they cannot fit."""
         fulls = [self._header(b) + self._measure(b).total_tokens for b in placed]
         if sum(fulls) <= room:
-            return {b.el.slot: self._full_text(b.el.slot) for b in placed}, False
+            return {b.el.slot: self._full(b) for b in placed}, False
         floors = [self._floor(b, sq) for b in placed]
         if sum(floors) > room:
             return None
@@ -1107,26 +1163,24 @@ class _CurrentState:
         fills: dict[int, str] = {}
         for block, full, floor, share in zip(placed, fulls, floors, shares, strict=True):
             if share >= full:
-                fills[block.el.slot] = self._full_text(block.el.slot)
+                fills[block.el.slot] = self._full(block)
                 continue
-            share = max(floor, share - share % EXCERPT_QUANTUM)
-            text = self._fit(block, share)
+            text = self._fit(block, max(floor, share - share % EXCERPT_QUANTUM))
             if text is None:
                 return None
             fills[block.el.slot] = text
         return fills, True
 
     def _fit(self, block: _Block, allotment: int) -> str | None:
-        """The longest first/last-lines excerpt whose rendered element fits `allotment`."""
-        part = self.elastic[block.el.slot]
+        """The block of the longest first/last-lines excerpt that fits `allotment`."""
         measured = self._measure(block)
         body = allotment - self._header(block)
         for _ in range(4):
             excerpt = cz.fit_lines(measured, max(0, body), self.counter)
-            el = part.make(excerpt.text, block.el.slot)
-            tokens = self.counter.count(render_el(el, self.fmt, block.col, block.item))
+            text = self._render(block, excerpt.text)
+            tokens = self.counter.count(text)
             if tokens <= allotment:
-                return excerpt.text
+                return text
             body -= tokens - allotment
         return None
 
@@ -1157,6 +1211,10 @@ def _water_fill(room: int, fulls: Sequence[int], floors: Sequence[int]) -> list[
     return shares
 
 
+def _text_el(tag: str, text: str, slot: int) -> El:
+    return El(tag, text=text, slot=slot)
+
+
 def _items(count: int) -> str:
     return f"{count} memory item{'' if count == 1 else 's'}"
 
@@ -1183,14 +1241,23 @@ def _missing_fields(user: str, fmt: str, inputs: ContextInputs) -> list[str]:
     answers = [cz.clean_text(decision.answer) for decision in state.decisions]
     problems: list[str] = []
     if fmt == "xml":
-        tags = ("<task_context>", "<task_frame>", "<id>", "<goal>", "<phase>", "<current_state",
-                "<recent_actions", "<verification_status", "<tools")  # fmt: skip
+        tags = (
+            "<task_context>",
+            "<task_frame>",
+            "<id>",
+            "<goal>",
+            "<phase>",
+            "<current_state",
+            "<recent_actions",
+            "<verification_status",
+            "<tools",
+        )
         problems += [f"user message lacks {tag}" for tag in tags if tag not in user]
         shown = user
         missing = [answer for answer in answers if answer not in shown]
     else:
         try:
-            data = yaml.load(user, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
+            data = yaml.load(user, Loader=_YAML_LOADER)
         except yaml.YAMLError as exc:
             return [f"user message is not valid YAML: {exc}"]
         if not isinstance(data, dict):

@@ -21,15 +21,14 @@ from forgetui.engine.actions import (
     execute,
     validate_args,
 )
+from forgetui.engine.api import context_inputs, effective_phase
 from forgetui.engine.catalog import ACTIONS, actions_of
 from forgetui.engine.clock import now_iso
-from forgetui.engine.api import context_inputs, effective_phase
 from forgetui.engine.context import CompiledContext, compile_context, validate_context
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.llm import Model, ModelReply
 from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.state import (
-    CommandRun,
     Decision,
     Escalation,
     EscalationReason,
@@ -183,8 +182,9 @@ class Executor:
                 evidence=[f"intent: {intent.action} {intent.args}"],
                 pending=PendingAction(action=intent.action, args=intent.args),
             )
-            state = state.model_copy(update={"pending_escalation": escalation,
-                                             "status": "escalated"})
+            state = state.model_copy(
+                update={"pending_escalation": escalation, "status": "escalated"}
+            )
             self.folder.save_state(state)
             self._sync_model(intent.step)
             return [f"step {intent.step} was interrupted: escalated (re-run or skip)"]
@@ -221,8 +221,9 @@ class Executor:
             )
         number = state.step + 1
         memory, _gone = wm.expire(self.folder.load_memory(), number)
-        st = _Step(number=number, state=state.model_copy(update={"status": "running"}),
-                   memory=memory)
+        st = _Step(
+            number=number, state=state.model_copy(update={"status": "running"}), memory=memory
+        )
         if state.resolution is not None and state.resolution.step == number:
             return self._finish_resolution(st, state.resolution)
         limit = self._limit_reached(state)
@@ -235,32 +236,54 @@ class Executor:
         problems = list(ctx.over_budget) or validate_context(ctx, inputs)
         if problems:
             return self._escalate_before_call(
-                st, "over_budget",
+                st,
+                "over_budget",
                 "The context is over budget: unpin or evict working memory, then resume.",
                 problems,
             )
-        context_file = self.folder.save_context(number, list(ctx.messages), {
-            "total_tokens": ctx.total_tokens,
-            "sections": {s.name: s.tokens for s in ctx.sections},
-            "memory_refs": list(ctx.memory_refs),
-        })
+        context_file = self.folder.save_context(
+            number,
+            list(ctx.messages),
+            {
+                "total_tokens": ctx.total_tokens,
+                "sections": {s.name: s.tokens for s in ctx.sections},
+                "memory_refs": list(ctx.memory_refs),
+            },
+        )
         self._emit(number, "model", self.model.name)
         phase = effective_phase(self.folder, state)
         reply = self.model.complete(list(ctx.messages), actions_of(phase))
         st.reply = reply
         st.action = reply.action
         st.args = dict(reply.args)
-        self.folder.log.append(IntentRecord(
-            step=number, at=now_iso(), action=reply.action or "(unparsed)", args=st.args,
-            model=reply.model, raw_response=reply.raw, context_tokens=ctx.total_tokens,
-            prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-            cost=reply.cost, model_ms=reply.latency_ms, context_file=context_file,
-        ))
+        self.folder.log.append(
+            IntentRecord(
+                step=number,
+                at=now_iso(),
+                action=reply.action or "(unparsed)",
+                args=st.args,
+                model=reply.model,
+                raw_response=reply.raw,
+                context_tokens=ctx.total_tokens,
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+                cost=reply.cost,
+                model_ms=reply.latency_ms,
+                context_file=context_file,
+            )
+        )
         if reply.transport_failed:
-            st.result, st.summary, st.error = "error", f"model call failed: {reply.error}", reply.error
+            st.result, st.summary, st.error = (
+                "error",
+                f"model call failed: {reply.error}",
+                reply.error,
+            )
             st.escalation = self._escalation(
-                "model_error", f"The model call failed after retries: {reply.error}. Retry?",
-                number, options=["retry"], evidence=[reply.error or ""],
+                "model_error",
+                f"The model call failed after retries: {reply.error}. Retry?",
+                number,
+                options=["retry"],
+                evidence=[reply.error or ""],
             )
             return self._record(st)
         if reply.action is None:
@@ -286,21 +309,27 @@ class Executor:
             if st.state.loop_guard.block_streak >= spec.guards.repeated_blocks:
                 evidence = self._matching_steps(signature)
                 st.escalation = self._escalation(
-                    "loop", f"The agent keeps repeating {st.action} ({reason}). How to proceed?",
-                    st.number, options=["continue", "abort"], evidence=evidence,
+                    "loop",
+                    f"The agent keeps repeating {st.action} ({reason}). How to proceed?",
+                    st.number,
+                    options=["continue", "abort"],
+                    evidence=evidence,
                 )
             return self._record(st)
         if self._needs_approval(st.action):
             st.state.pending_escalation = self._escalation(
-                "approval", f"Approve {st.action} {st.args}?", st.number,
+                "approval",
+                f"Approve {st.action} {st.args}?",
+                st.number,
                 options=["approve", "modify", "reject"],
                 pending=PendingAction(action=st.action, args=st.args),
             )
             st.state.status = "escalated"
             st.memory = st.memory  # nothing ran; only the wait is saved
             self.folder.save_state(st.state)
-            return self._report(st, result="escalated",
-                                summary=f"waiting for approval of {st.action}")
+            return self._report(
+                st, result="escalated", summary=f"waiting for approval of {st.action}"
+            )
         return self._run_action(st)
 
     def _run_action(self, st: _Step) -> StepReport:
@@ -316,9 +345,12 @@ class Executor:
             self._control(st)
         else:
             env = ActionEnv(
-                workspace=self.folder.workspace, spec=self.folder.spec, step=st.number,
+                workspace=self.folder.workspace,
+                spec=self.folder.spec,
+                step=st.number,
                 snapshot=lambda rel, before, after: self.folder.snapshot(
-                    st.number, rel, before, after),
+                    st.number, rel, before, after
+                ),
                 last_error=(st.state.probe.last_errors or [None])[-1],
                 verification=st.state.verification,
             )
@@ -337,8 +369,12 @@ class Executor:
                 self._apply_verification(st, outcome.verification)
             elif outcome.changed_workspace:
                 self._emit(st.number, "verify")
-                self._apply_verification(st, run_checks(
-                    self.folder.spec, self.folder.workspace, st.state.verification, st.number))
+                self._apply_verification(
+                    st,
+                    run_checks(
+                        self.folder.spec, self.folder.workspace, st.state.verification, st.number
+                    ),
+                )
         return self._record(st)
 
     # --- control actions -----------------------------------------------------------------------
@@ -374,11 +410,16 @@ class Executor:
             self._enter_phase(st, "execution", summary)
             return
         if state.phase == "implement_red":
-            failing = [n for n, c in state.verification.checks.items()
-                       if not c.passing and n in self._command_checks()]
+            failing = [
+                n
+                for n, c in state.verification.checks.items()
+                if not c.passing and n in self._command_checks()
+            ]
             if not failing:
-                st.result, st.error = "refused", (
-                    "RED is not shown yet: run the tests and see them fail before completing RED")
+                st.result, st.error = (
+                    "refused",
+                    ("RED is not shown yet: run the tests and see them fail before completing RED"),
+                )
                 st.summary = st.error
                 return
             self._enter_phase(st, "implement_green", summary)
@@ -431,9 +472,14 @@ class Executor:
         st.action, st.args = intent[0].action, dict(intent[0].args)
         if resolution.kind in ("reject", "skip"):
             st.result = "refused" if resolution.kind == "reject" else "skipped"
-            st.summary = (f"operator rejected {st.action}" + (f": {resolution.reason}"
-                          if resolution.reason else "")) if resolution.kind == "reject" \
+            st.summary = (
+                (
+                    f"operator rejected {st.action}"
+                    + (f": {resolution.reason}" if resolution.reason else "")
+                )
+                if resolution.kind == "reject"
                 else f"operator skipped interrupted {st.action}"
+            )
             return self._record(st)
         if resolution.kind == "modify" and resolution.args is not None:
             st.args = dict(resolution.args)
@@ -445,29 +491,50 @@ class Executor:
     def _limit_reached(self, state: TaskState) -> tuple[EscalationReason, str, list[str]] | None:
         limits = self.folder.spec.limits
         if state.step >= limits.max_steps:
-            return ("max_steps", f"The task reached its step limit ({limits.max_steps}).",
-                    [f"step {state.step} of {limits.max_steps}"])
+            return (
+                "max_steps",
+                f"The task reached its step limit ({limits.max_steps}).",
+                [f"step {state.step} of {limits.max_steps}"],
+            )
         if limits.max_cost_usd is not None and state.totals.cost_usd >= limits.max_cost_usd:
-            return ("max_cost", f"The task reached its cost limit (${limits.max_cost_usd}).",
-                    [f"spent ${state.totals.cost_usd:.4f}"])
+            return (
+                "max_cost",
+                f"The task reached its cost limit (${limits.max_cost_usd}).",
+                [f"spent ${state.totals.cost_usd:.4f}"],
+            )
         return None
 
-    def _escalate_before_call(self, st: _Step, reason: EscalationReason, question: str,
-                              evidence: list[str]) -> StepReport:
+    def _escalate_before_call(
+        self, st: _Step, reason: EscalationReason, question: str, evidence: list[str]
+    ) -> StepReport:
         """Stop before the model is called: nothing was attempted, so no step is consumed."""
         st.state.pending_escalation = self._escalation(
-            reason, question, st.number, options=["continue", "abort"], evidence=evidence)
+            reason, question, st.number, options=["continue", "abort"], evidence=evidence
+        )
         st.state.status = "escalated"
         self.folder.save_state(st.state)
         self.folder.save_memory(st.memory)
         return self._report(st, result="escalated", summary=question)
 
-    def _escalation(self, reason: EscalationReason, question: str, step: int, *,
-                    options: list[str] | None = None, evidence: list[str] | None = None,
-                    pending: PendingAction | None = None) -> Escalation:
-        return Escalation(reason=reason, question=question, options=options or [],
-                          evidence=evidence or [], pending_action=pending, step=step,
-                          raised_at=now_iso())
+    def _escalation(
+        self,
+        reason: EscalationReason,
+        question: str,
+        step: int,
+        *,
+        options: list[str] | None = None,
+        evidence: list[str] | None = None,
+        pending: PendingAction | None = None,
+    ) -> Escalation:
+        return Escalation(
+            reason=reason,
+            question=question,
+            options=options or [],
+            evidence=evidence or [],
+            pending_action=pending,
+            step=step,
+            raised_at=now_iso(),
+        )
 
     def _matching_steps(self, signature: str) -> list[str]:
         lines = []
@@ -482,8 +549,12 @@ class Executor:
         st.state.verification = verification
         if verification.regressions and st.escalation is None:
             st.escalation = self._escalation(
-                "regression", "Verification regressed: " + "; ".join(verification.regressions),
-                st.number, options=["continue", "abort"], evidence=verification.regressions)
+                "regression",
+                "Verification regressed: " + "; ".join(verification.regressions),
+                st.number,
+                options=["continue", "abort"],
+                evidence=verification.regressions,
+            )
 
     def _record(self, st: _Step) -> StepReport:
         """Result, memory, state — in the order that lets a crash be repaired (see _recover)."""
@@ -491,34 +562,46 @@ class Executor:
         spec = self.folder.spec
         outcome = st.outcome
         result = ResultRecord(
-            step=st.number, at=now_iso(), action=st.action or "(unparsed)", args=st.args,
-            result=st.result, summary=st.summary, error=st.error,  # type: ignore[arg-type]
+            step=st.number,
+            at=now_iso(),
+            action=st.action or "(unparsed)",
+            args=st.args,
+            result=st.result,
+            summary=st.summary,
+            error=st.error,  # type: ignore[arg-type]
             output=outcome.output[:MEMORY_OUTPUT_CHARS] if outcome and outcome.output else None,
             files_changed=outcome.files_changed if outcome else [],
             snapshots=outcome.snapshots if outcome else [],
         )
         # working memory: this step's result, FIFO
-        content: dict[str, Any] = {"action": result.action, "result": result.result,
-                                   "summary": result.summary}
+        content: dict[str, Any] = {
+            "action": result.action,
+            "result": result.result,
+            "summary": result.summary,
+        }
         if result.output and st.action in ("read_file", "search", "list_dir", "run_cmd"):
             content["output"] = result.output
         if result.error:
             content["error"] = result.error
-        items = [i for i in st.memory.items if not (i.type == "action_result"
-                                                     and i.step == st.number)]
+        items = [
+            i for i in st.memory.items if not (i.type == "action_result" and i.step == st.number)
+        ]
         st.memory = st.memory.model_copy(update={"items": items})
-        st.memory, _ = wm.add_item(st.memory, wm.MemoryItem(
-            type="action_result", step=st.number, content=content))
+        st.memory, _ = wm.add_item(
+            st.memory, wm.MemoryItem(type="action_result", step=st.number, content=content)
+        )
         # state
         reply = st.reply
         if reply is not None:
             totals = state.totals
-            state.totals = totals.model_copy(update={
-                "prompt_tokens": totals.prompt_tokens + reply.prompt_tokens,
-                "completion_tokens": totals.completion_tokens + reply.completion_tokens,
-                "cost_usd": round(totals.cost_usd + reply.cost, 6),
-                "model_calls": totals.model_calls + 1,
-            })
+            state.totals = totals.model_copy(
+                update={
+                    "prompt_tokens": totals.prompt_tokens + reply.prompt_tokens,
+                    "completion_tokens": totals.completion_tokens + reply.completion_tokens,
+                    "cost_usd": round(totals.cost_usd + reply.cost, 6),
+                    "model_calls": totals.model_calls + 1,
+                }
+            )
         if st.ctx is not None:
             state.last_context_tokens = st.ctx.total_tokens
         failed = st.result in ("failure", "error")
@@ -528,7 +611,9 @@ class Executor:
             st.escalation = self._escalation(
                 "failed_approaches",
                 f"{state.failed_streak} failed attempts in a row. What should the agent try?",
-                st.number, evidence=[e for e in state.probe.last_errors])
+                st.number,
+                evidence=[e for e in state.probe.last_errors],
+            )
         if st.escalation is not None:
             state.pending_escalation = st.escalation
             state.status = "escalated"
@@ -549,35 +634,52 @@ class Executor:
         errors = probe.last_errors
         if result.error:
             errors = [*errors, f"step {result.step}: {result.error[:500]}"][-3:]
-        missing = [p for p in self.folder.spec.target_files
-                   if not (self.folder.workspace / p).exists()]
-        state.probe = probe.model_copy(update={
-            "files_written": written[-10:], "last_errors": errors, "files_missing": missing})
+        missing = [
+            p for p in self.folder.spec.target_files if not (self.folder.workspace / p).exists()
+        ]
+        state.probe = probe.model_copy(
+            update={"files_written": written[-10:], "last_errors": errors, "files_missing": missing}
+        )
         progress = state.progress
         completed = progress.completed
         count = progress.completed_count
         if result.result == "success" and result.action not in ("read_file", "list_dir", "search"):
             completed = [*completed, f"{result.step}: {result.summary}"][-KEEP_COMPLETED:]
             count += 1
-        pending = [f"make check '{name}' pass" for name, check in
-                   state.verification.checks.items() if not check.passing]
+        pending = [
+            f"make check '{name}' pass"
+            for name, check in state.verification.checks.items()
+            if not check.passing
+        ]
         objective = self.folder.spec.goal
         if state.plan and (where := state.plan.current()):
             task = state.plan.tasks[where[0]]
             objective = f"{task.title}: {task.subtasks[where[1]].title}"
-            pending = [s.title for t in state.plan.tasks for s in t.subtasks
-                       if s.status == "pending"] + pending
-        state.progress = progress.model_copy(update={
-            "completed": completed, "completed_count": count, "pending": pending[:20],
-            "objective": objective})
+            pending = [
+                s.title for t in state.plan.tasks for s in t.subtasks if s.status == "pending"
+            ] + pending
+        state.progress = progress.model_copy(
+            update={
+                "completed": completed,
+                "completed_count": count,
+                "pending": pending[:20],
+                "objective": objective,
+            }
+        )
 
     def _report(self, st: _Step, *, result: str, summary: str) -> StepReport:
         reply = st.reply
         return StepReport(
-            step=st.number, action=st.action, args=st.args, result=result, summary=summary,
-            context_tokens=st.ctx.total_tokens if st.ctx else 0, status=st.state.status,
+            step=st.number,
+            action=st.action,
+            args=st.args,
+            result=result,
+            summary=summary,
+            context_tokens=st.ctx.total_tokens if st.ctx else 0,
+            status=st.state.status,
             verification=verification_json(st.state.verification),
-            escalation=st.state.pending_escalation, model_called=reply is not None,
+            escalation=st.state.pending_escalation,
+            model_called=reply is not None,
             cost=reply.cost if reply else 0.0,
         )
 
@@ -604,7 +706,7 @@ def answer(folder: TaskFolder, text: str) -> Decision:
         if pending is None:
             raise ForgeError(f"task {state.task_id} has no pending escalation to answer")
         word = text.split(maxsplit=1)[0].lower().rstrip(":,")
-        rest = text[len(word):].strip(" :,")
+        rest = text[len(word) :].strip(" :,")
         resolution: Resolution | None = None
         if pending.reason == "approval":
             if word in ("approve", "approved", "yes", "y", "ok"):
@@ -620,8 +722,9 @@ def answer(folder: TaskFolder, text: str) -> Decision:
                     raise ForgeError("modify needs a JSON object of arguments")
                 resolution = Resolution(kind="modify", step=pending.step, args=args)
             else:
-                raise ForgeError("answer an approval with approve, reject [reason] or "
-                                 "modify {json args}")
+                raise ForgeError(
+                    "answer an approval with approve, reject [reason] or modify {json args}"
+                )
         elif pending.reason == "interrupted":
             if word in ("re-run", "rerun", "retry"):
                 resolution = Resolution(kind="rerun", step=pending.step)
@@ -632,8 +735,7 @@ def answer(folder: TaskFolder, text: str) -> Decision:
         status = "paused"
         if word == "abort" and pending.reason != "approval":
             status = "aborted"
-        decision = Decision(step=pending.step, question=pending.question, answer=text,
-                            at=now_iso())
+        decision = Decision(step=pending.step, question=pending.question, answer=text, at=now_iso())
         update: dict[str, Any] = {
             "decisions": [*state.decisions, decision],
             "pending_escalation": None,
@@ -644,7 +746,13 @@ def answer(folder: TaskFolder, text: str) -> Decision:
         if pending.reason == "loop":
             update["loop_guard"] = state.loop_guard.model_copy(update={"block_streak": 0})
         folder.save_state(state.model_copy(update=update))
-        folder.log.append(OperatorRecord(step=state.step, at=now_iso(), op="answer",
-                                         text=text, detail={"reason": pending.reason}))
+        folder.log.append(
+            OperatorRecord(
+                step=state.step,
+                at=now_iso(),
+                op="answer",
+                text=text,
+                detail={"reason": pending.reason},
+            )
+        )
     return decision
-

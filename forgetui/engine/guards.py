@@ -12,7 +12,9 @@ def loop_block_reason(signature: str, guard: LoopGuardState, limits: Guards) -> 
     window = guard.recent[-(limits.alternation_window - 1) :]
     repeats = window.count(signature)
     if repeats >= limits.identical_limit - 1:
-        return f"attempt {repeats + 1} of an identical action in the last {limits.alternation_window}"
+        return (
+            f"attempt {repeats + 1} of an identical action in the last {limits.alternation_window}"
+        )
     if len(window) >= 3:
         a, b, c = window[-3:]
         if a == c and b == signature and a != b:

@@ -111,7 +111,9 @@ def expire(memory: WorkingMemory, next_step: int) -> tuple[WorkingMemory, list[D
 def visible_items(memory: WorkingMemory, next_step: int) -> list[MemoryItem]:
     """What the context of `next_step` shows, without changing anything."""
     return [
-        item for item in memory.items if (end := item.expires_at(next_step)) is None or next_step < end
+        item
+        for item in memory.items
+        if (end := item.expires_at(next_step)) is None or next_step < end
     ]
 
 

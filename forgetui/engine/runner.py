@@ -17,8 +17,12 @@ from forgetui.engine.store import TaskFolder
 EXIT_OK, EXIT_ESCALATED, EXIT_FAILED = 0, 3, 4
 
 
-def model_for(folder: TaskFolder, model: str | None, api_base: str | None,
-              human_input: Callable[[str], str] | None = None) -> Model:
+def model_for(
+    folder: TaskFolder,
+    model: str | None,
+    api_base: str | None,
+    human_input: Callable[[str], str] | None = None,
+) -> Model:
     """The model to run with: the flag, else the task's own, else the embedded replay."""
     return make_model(
         model or folder.spec.model or "replay",
@@ -144,8 +148,10 @@ class _ConsoleOut:
         )
         escalation = final.get("pending_escalation")
         if escalation:
-            self.console.print(f"[yellow]escalated ({escalation['reason']}):[/] "
-                               f"{escalation['question']}", markup=True)
+            self.console.print(
+                f"[yellow]escalated ({escalation['reason']}):[/] {escalation['question']}",
+                markup=True,
+            )
             for option in escalation.get("options", []):
                 self.console.print(f"  - {option}", markup=False)
             self.console.print("answer with: forgetui answer TASK TEXT", markup=False)

@@ -12,7 +12,7 @@ import importlib.util
 import os
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from forgetui.engine.errors import ForgeError
@@ -81,7 +81,7 @@ class TokenCounter:
         return f"TokenCounter({self.encoding_name!r})"
 
 
-@lru_cache(maxsize=None)
+@cache
 def counter_for_encoding(encoding_name: str) -> TokenCounter:
     """One counter per encoding; an encoding that cannot be loaded falls back to cl100k_base."""
     try:

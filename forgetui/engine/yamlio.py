@@ -37,7 +37,12 @@ _Dumper.add_representer(str, _represent_str)
 
 def dump_yaml(data: Any) -> str:
     return yaml.dump(
-        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+        default_flow_style=False,
     )
 
 
@@ -76,7 +81,7 @@ def write_model(path: Path, model: BaseModel) -> None:
 
 def parse_yaml(text: str, path: Path) -> Any:
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -85,7 +90,7 @@ def parse_yaml(text: str, path: Path) -> Any:
 
 
 def load_model(path: Path, model: type[M], default: Any = None) -> M:
-    """Read and validate a YAML file; any problem becomes a StateFileError naming file:line:field."""
+    """Read and validate a YAML file; any problem is a StateFileError naming file:line:field."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -129,10 +134,13 @@ def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
                     child = value_node
                     line = key_node.start_mark.line + 1
                     break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-            if 0 <= part < len(node.value):
-                child = node.value[part]
-                line = child.start_mark.line + 1
+        elif (
+            isinstance(node, yaml.SequenceNode)
+            and isinstance(part, int)
+            and 0 <= part < len(node.value)
+        ):
+            child = node.value[part]
+            line = child.start_mark.line + 1
         if child is None:
             break
         node = child

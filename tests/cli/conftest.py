@@ -40,12 +40,20 @@ def cli(tmp_path: Path) -> Any:
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
 
-    def run(*args: str | Path, stdin: str | None = None, extra_env: dict[str, str] | None = None,
-            timeout: float = 120) -> Result:
+    def run(
+        *args: str | Path,
+        stdin: str | None = None,
+        extra_env: dict[str, str] | None = None,
+        timeout: float = 120,
+    ) -> Result:
         proc = subprocess.run(
             [sys.executable, "-m", "forgetui", *map(str, args)],
-            capture_output=True, text=True, env={**env, **(extra_env or {})}, cwd=tmp_path,
-            input=stdin, timeout=timeout,
+            capture_output=True,
+            text=True,
+            env={**env, **(extra_env or {})},
+            cwd=tmp_path,
+            input=stdin,
+            timeout=timeout,
         )
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
@@ -61,7 +69,7 @@ def write_hand_task(workspace: Path, target_lines: int = 3000) -> Path:
     while len(lines) < target_lines - 1:
         n = len(lines)
         lines += ["@click.command()", f"def cmd_{n}():", f"    return {n}", ""]
-    lines = lines[: target_lines - 1] + ["# last line of spec.py"]
+    lines = [*lines[: target_lines - 1], "# last line of spec.py"]
     (workspace / "cli" / "commands" / "spec.py").write_text("\n".join(lines) + "\n")
     (task / "task.yaml").write_text(
         """id: fix-help
@@ -89,7 +97,9 @@ limits:
   max_steps: 50
 """
     )
-    (task / "state.yaml").write_text("task_id: fix-help\nphase: fix_violation\nstatus: ready\nstep: 8\n")
+    (task / "state.yaml").write_text(
+        "task_id: fix-help\nphase: fix_violation\nstatus: ready\nstep: 8\n"
+    )
     (task / "working_memory.yaml").write_text(
         """max_items: 5
 items:

@@ -14,15 +14,24 @@ def _snapshot(folder: Path) -> dict[Path, bytes]:
 @pytest.mark.parametrize(
     ("file", "edit", "expected"),
     [
-        ("task.yaml", lambda t: t.replace("max_steps: 50", "max_steps: lots"),
-         ["task.yaml:", "limits.max_steps"]),
+        (
+            "task.yaml",
+            lambda t: t.replace("max_steps: 50", "max_steps: lots"),
+            ["task.yaml:", "limits.max_steps"],
+        ),
         ("task.yaml", lambda t: t.replace("goal: Add", "goal: [Add"), ["task.yaml:", "parse"]),
-        ("task.yaml", lambda t: t.replace("task_type: fix_violation", "task_type: refactor"),
-         ["task.yaml:", "task_type"]),
+        (
+            "task.yaml",
+            lambda t: t.replace("task_type: fix_violation", "task_type: refactor"),
+            ["task.yaml:", "task_type"],
+        ),
         ("task.yaml", lambda t: t.replace("goal:", "gaol:"), ["task.yaml:", "goal"]),
         ("state.yaml", lambda t: t.replace("step: 8", "step: -1"), ["state.yaml:4", "step"]),
-        ("working_memory.yaml", lambda t: t.replace("type: loaded_context", "type: loaded"),
-         ["working_memory.yaml:", "items.1.type"]),
+        (
+            "working_memory.yaml",
+            lambda t: t.replace("type: loaded_context", "type: loaded"),
+            ["working_memory.yaml:", "items.1.type"],
+        ),
     ],
 )
 def test_bad_state_file_names_file_line_field(cli, hand_task: Path, file, edit, expected) -> None:

@@ -45,8 +45,19 @@ def test_memory_unknown_key(cli, hand_task: Path) -> None:
 def test_new_creates_a_task(cli, tmp_path: Path) -> None:
     ws = tmp_path / "repo"
     ws.mkdir()
-    result = cli("new", "--workspace", ws, "--goal", "Add a CLI flag", "--type", "generic",
-                 "--criterion", "flag works", "--check-cmd", "pytest -q")
+    result = cli(
+        "new",
+        "--workspace",
+        ws,
+        "--goal",
+        "Add a CLI flag",
+        "--type",
+        "generic",
+        "--criterion",
+        "flag works",
+        "--check-cmd",
+        "pytest -q",
+    )
     assert result.code == 0, result.err
     folder = Path(result.out.strip())
     assert folder.parent.parent == ws / ".agentforge"

@@ -30,16 +30,28 @@ def _start(folder: TaskFolder) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
         [sys.executable, "-m", "forgetui", "run", str(folder.path), "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
 
 
 def test_sigkill_mid_step_and_resume_loses_and_doubles_nothing(tmp_path: Path) -> None:
     # a slow check widens the window between a step's intent and its result
-    slow = {"name": "slow", "kind": "command",
-            "cmd": ["python", "-c", "import time; time.sleep(0.15)"]}
-    folder = make_task(tmp_path, _script(), checks=[
-        {"name": "last", "kind": "file_exists", "path": f"files/f{STEPS // 2 - 1:02d}.txt"}, slow])
+    slow = {
+        "name": "slow",
+        "kind": "command",
+        "cmd": ["python", "-c", "import time; time.sleep(0.15)"],
+    }
+    folder = make_task(
+        tmp_path,
+        _script(),
+        checks=[
+            {"name": "last", "kind": "file_exists", "path": f"files/f{STEPS // 2 - 1:02d}.txt"},
+            slow,
+        ],
+    )
     rng = random.Random(1234)
     kills = interrupted = 0
     for _round in range(40):

@@ -74,8 +74,9 @@ def test_three_failures_in_a_row_escalate(tmp_path: Path) -> None:
 
 
 def test_unparseable_answer_is_a_failed_step_shown_next(tmp_path: Path) -> None:
-    folder = make_task(tmp_path, [{"text": "I think I should maybe write a file?"},
-                                  act("note", text="ok")])
+    folder = make_task(
+        tmp_path, [{"text": "I think I should maybe write a file?"}, act("note", text="ok")]
+    )
     reports = _run(folder, 1)
     assert reports[0].result == "failure"
     from forgetui.engine.api import preview_context
@@ -85,9 +86,14 @@ def test_unparseable_answer_is_a_failed_step_shown_next(tmp_path: Path) -> None:
 
 
 def test_complete_refused_until_ready(tmp_path: Path) -> None:
-    folder = make_task(tmp_path, [act("complete", summary="done"),
-                                  act("write_file", path="out.txt", content="x"),
-                                  act("complete", summary="done now")])
+    folder = make_task(
+        tmp_path,
+        [
+            act("complete", summary="done"),
+            act("write_file", path="out.txt", content="x"),
+            act("complete", summary="done now"),
+        ],
+    )
     reports = _run(folder, 3)
     assert reports[0].result == "refused" and "not ready" in reports[0].summary
     assert reports[2].status == "complete"
@@ -96,8 +102,9 @@ def test_complete_refused_until_ready(tmp_path: Path) -> None:
 
 
 def test_max_steps_escalates_before_calling_the_model(tmp_path: Path) -> None:
-    folder = make_task(tmp_path, [act("note", text=f"n{i}") for i in range(5)],
-                       limits={"max_steps": 2})
+    folder = make_task(
+        tmp_path, [act("note", text=f"n{i}") for i in range(5)], limits={"max_steps": 2}
+    )
     reports = _run(folder, 3)
     assert reports[2].status == "escalated" and not reports[2].model_called
     assert folder.load_state().pending_escalation.reason == "max_steps"
@@ -113,13 +120,20 @@ def test_exhausted_model_escalates_never_crashes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("verdict", "expected_content", "result"),
-    [("approve", "x\n", "success"), ('modify {"path": "out.txt", "content": "y\\n"}', "y\n",
-                                      "success"), ("reject not now", None, "refused")],
+    [
+        ("approve", "x\n", "success"),
+        ('modify {"path": "out.txt", "content": "y\\n"}', "y\n", "success"),
+        ("reject not now", None, "refused"),
+    ],
 )
-def test_confirm_writes_waits_for_the_operator(tmp_path: Path, verdict: str,
-                                               expected_content: str | None, result: str) -> None:
-    folder = make_task(tmp_path, [act("write_file", path="out.txt", content="x\n"),
-                                  act("note", text="after")], approval="confirm_writes")
+def test_confirm_writes_waits_for_the_operator(
+    tmp_path: Path, verdict: str, expected_content: str | None, result: str
+) -> None:
+    folder = make_task(
+        tmp_path,
+        [act("write_file", path="out.txt", content="x\n"), act("note", text="after")],
+        approval="confirm_writes",
+    )
     with Executor(folder, replay(folder)) as ex:
         waiting = ex.step()
         assert waiting.status == "escalated"
@@ -139,9 +153,13 @@ def test_confirm_writes_waits_for_the_operator(tmp_path: Path, verdict: str,
 
 
 def test_agent_escalation_answer_is_a_decision_in_every_later_context(tmp_path: Path) -> None:
-    folder = make_task(tmp_path, [act("escalate", question="Tabs or spaces?",
-                                      options=["tabs", "spaces"]),
-                                  act("note", text="using the answer")])
+    folder = make_task(
+        tmp_path,
+        [
+            act("escalate", question="Tabs or spaces?", options=["tabs", "spaces"]),
+            act("note", text="using the answer"),
+        ],
+    )
     _run(folder, 1)
     assert folder.load_state().status == "escalated"
     answer(folder, "spaces, four of them")
@@ -154,10 +172,15 @@ def test_agent_escalation_answer_is_a_decision_in_every_later_context(tmp_path: 
 
 def test_decompose_asks_for_a_plan_first(tmp_path: Path) -> None:
     plan = {"goal": "ship", "tasks": [{"title": "write", "subtasks": [{"title": "out.txt"}]}]}
-    folder = make_task(tmp_path, [act("set_plan", plan=plan),
-                                  act("write_file", path="out.txt", content="x"),
-                                  act("mark_subtask_complete", success=True, reason="written")],
-                       decompose=True)
+    folder = make_task(
+        tmp_path,
+        [
+            act("set_plan", plan=plan),
+            act("write_file", path="out.txt", content="x"),
+            act("mark_subtask_complete", success=True, reason="written"),
+        ],
+        decompose=True,
+    )
     from forgetui.engine.api import preview_context
 
     assert "set_plan" in preview_context(folder).messages[0]["content"]
@@ -176,8 +199,9 @@ def test_no_decomposition_without_decompose(tmp_path: Path) -> None:
 
 def test_mark_subtask_false_string_is_failure(tmp_path: Path) -> None:
     plan = {"goal": "ship", "tasks": [{"title": "write", "subtasks": [{"title": "a"}]}]}
-    folder = make_task(tmp_path, [act("mark_subtask_complete", success="false", reason="no")],
-                       plan=plan)
+    folder = make_task(
+        tmp_path, [act("mark_subtask_complete", success="false", reason="no")], plan=plan
+    )
     _run(folder, 1)
     assert folder.load_state().plan.tasks[0].subtasks[0].status == "failed"
 
@@ -208,14 +232,25 @@ def test_interrupted_intent_escalates_then_reruns_without_a_model_call(tmp_path:
     from forgetui.engine.clock import now_iso
     from forgetui.engine.records import IntentRecord
 
-    folder = make_task(tmp_path, [act("note", text="first"),
-                                  act("write_file", path="out.txt", content="x\n"),
-                                  act("note", text="third")])
+    folder = make_task(
+        tmp_path,
+        [
+            act("note", text="first"),
+            act("write_file", path="out.txt", content="x\n"),
+            act("note", text="third"),
+        ],
+    )
     _run(folder, 1)
     with folder.lock:  # a crash after the intent of step 2, before anything else
-        folder.log.append(IntentRecord(step=2, at=now_iso(), action="write_file",
-                                       args={"path": "out.txt", "content": "x\n"},
-                                       model="replay"))
+        folder.log.append(
+            IntentRecord(
+                step=2,
+                at=now_iso(),
+                action="write_file",
+                args={"path": "out.txt", "content": "x\n"},
+                model="replay",
+            )
+        )
     with Executor(folder, replay(folder)) as ex:
         assert any("interrupted" in n for n in ex.notices)
         escalation = folder.load_state().pending_escalation

@@ -1,0 +1,68 @@
+"""`--model` strings, and the import boundary: the model layer never imports litellm early."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from forgetui.engine.errors import ForgeError
+from forgetui.engine.llm import HumanModel, LiteLLMModel, ReplayModel, make_model
+
+
+def test_importing_the_model_layer_does_not_import_litellm() -> None:
+    code = (
+        "import sys\n"
+        "import forgetui.engine.llm as llm\n"
+        "model = llm.make_model('openai/gpt-4o-mini', api_base='http://127.0.0.1:9/v1')\n"
+        "assert model.name == 'openai/gpt-4o-mini'\n"
+        "heavy = {'litellm', 'openai', 'textual'}\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in heavy))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def write_script(path: Path) -> Path:
+    path.write_text("- action: run_check\n")
+    return path
+
+
+def test_replay_is_the_default_and_prefers_the_sample_script(tmp_path: Path) -> None:
+    task_dir = tmp_path / "task"
+    task_dir.mkdir()
+    write_script(task_dir / "replay.yaml")
+    sample = write_script(tmp_path / "sample.yaml")
+    from_task = make_model(None, task_dir=task_dir)
+    assert isinstance(from_task, ReplayModel)
+    assert from_task.script_path == task_dir / "replay.yaml"
+    from_sample = make_model("replay", task_dir=task_dir, sample_replay=sample)
+    assert isinstance(from_sample, ReplayModel) and from_sample.script_path == sample
+
+
+def test_replay_path_relative_to_the_task_folder(tmp_path: Path) -> None:
+    task_dir = tmp_path / "task"
+    task_dir.mkdir()
+    write_script(task_dir / "alt.yaml")
+    model = make_model("replay:alt.yaml", task_dir=task_dir)
+    assert isinstance(model, ReplayModel) and model.script_path == task_dir / "alt.yaml"
+
+
+def test_replay_without_a_script_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ForgeError, match="needs a script"):
+        make_model("replay", task_dir=tmp_path)
+
+
+def test_human_and_litellm_strings(tmp_path: Path) -> None:
+    assert isinstance(make_model("human", human_input=lambda prompt: "run_check"), HumanModel)
+    model = make_model("ollama/qwen2.5-coder", api_base="http://127.0.0.1:11434", timeout_s=7)
+    assert isinstance(model, LiteLLMModel)
+    assert (model.name, model.api_base, model.timeout_s) == (
+        "ollama/qwen2.5-coder", "http://127.0.0.1:11434", 7,
+    )  # fmt: skip
+    with pytest.raises(ForgeError, match="not a model name"):
+        make_model("gpt 4")

@@ -1,0 +1,240 @@
+"""The single-writer task lock: refused while a live process holds it, taken over when stale."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from forgetui.engine.errors import LockHeldError
+from forgetui.engine.lock import LockInfo, TaskLock
+
+
+def _holder_script(folder: Path) -> str:
+    """A process that tries to take the lock, says what happened, then holds it until stdin
+    closes."""
+    return textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from forgetui.engine.errors import LockHeldError
+        from forgetui.engine.lock import TaskLock
+        lock = TaskLock(Path({str(folder)!r}))
+        try:
+            lock.acquire(command="forgetui run demo")
+        except LockHeldError as exc:
+            print("held", exc, flush=True)
+            sys.exit(0)
+        print("got", flush=True)
+        sys.stdin.read()
+        lock.release()
+        """
+    )
+
+
+def _start_holder(folder: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", _holder_script(folder)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    task = tmp_path / "demo-task"
+    task.mkdir()
+    return task
+
+
+@pytest.fixture
+def holder(folder: Path) -> Iterator[subprocess.Popen[str]]:
+    proc = _start_holder(folder)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "got"
+    yield proc
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def write_lock(folder: Path, pid: int, host: str | None = None) -> Path:
+    path = folder / "lock"
+    info = {
+        "pid": pid,
+        "host": host or socket.gethostname(),
+        "started_at": "2025-01-01T00:00:00Z",
+        "command": "forgetui run old",
+    }
+    path.write_text(json.dumps(info))
+    return path
+
+
+def test_acquire_writes_who_holds_it_and_release_removes_it(folder: Path) -> None:
+    lock = TaskLock(folder)
+    info = lock.acquire(command="forgetui run demo")
+    on_disk = json.loads((folder / "lock").read_text())
+    assert on_disk["pid"] == os.getpid() == info.pid
+    assert on_disk["host"] == socket.gethostname()
+    assert on_disk["command"] == "forgetui run demo"
+    assert on_disk["started_at"].endswith("Z")
+    assert lock.held_by_me()
+    assert lock.holder() == info
+    lock.release()
+    assert not (folder / "lock").exists()
+    assert not lock.held_by_me() and lock.holder() is None
+    assert sorted(p.name for p in folder.iterdir()) == []  # no temporary files left
+
+
+def test_a_second_process_is_refused_with_the_holders_pid(
+    folder: Path, holder: subprocess.Popen[str]
+) -> None:
+    with pytest.raises(LockHeldError) as caught:
+        TaskLock(folder).acquire()
+    message = str(caught.value)
+    assert f"task demo-task is locked by pid {holder.pid} (forgetui run demo, since " in message
+    assert str(folder / "lock") in message
+
+    info = TaskLock(folder).holder()  # what a read-only TUI shows
+    assert info is not None and info.pid == holder.pid and not info.is_mine
+
+    assert holder.stdin is not None
+    holder.stdin.close()
+    assert holder.wait(timeout=30) == 0
+    assert not (folder / "lock").exists()
+    with TaskLock(folder) as lock:
+        assert lock.held_by_me()
+
+
+def test_this_process_refuses_another_process(folder: Path) -> None:
+    with TaskLock(folder):
+        proc = _start_holder(folder)
+        out, _ = proc.communicate(timeout=30)
+    assert out.startswith("held task demo-task is locked by pid " + str(os.getpid()))
+
+
+def test_a_killed_holder_leaves_a_stale_lock_that_is_taken_over(
+    folder: Path, holder: subprocess.Popen[str]
+) -> None:
+    holder.kill()
+    holder.wait()
+    assert json.loads((folder / "lock").read_text())["pid"] == holder.pid
+    lock = TaskLock(folder)
+    assert lock.holder() is None  # nobody live writes the task
+    info = lock.acquire()
+    assert info.pid == os.getpid()
+    assert json.loads((folder / "lock").read_text())["pid"] == os.getpid()
+    lock.release()
+
+
+@pytest.mark.parametrize("content", ["", "{not json", '{"pid": "x"}'])
+def test_an_unreadable_lock_is_taken_over(folder: Path, content: str) -> None:
+    (folder / "lock").write_text(content)
+    with TaskLock(folder) as lock:
+        assert lock.held_by_me()
+        assert json.loads((folder / "lock").read_text())["pid"] == os.getpid()
+
+
+def test_a_lock_from_another_host_is_not_taken(folder: Path) -> None:
+    write_lock(folder, dead_pid(), host="build-box-7")
+    with pytest.raises(LockHeldError, match="on build-box-7"):
+        TaskLock(folder).acquire()
+    assert json.loads((folder / "lock").read_text())["host"] == "build-box-7"
+
+
+def test_reentrant_within_a_process(folder: Path) -> None:
+    first, second = TaskLock(folder), TaskLock(folder)
+    info = first.acquire()
+    assert first.acquire() == info
+    assert second.acquire() == info  # another object on the same folder, same process
+    first.release()
+    first.release()
+    assert (folder / "lock").exists()  # `second` still holds it
+    assert not first.held_by_me() and second.held_by_me()
+    second.release()
+    assert not (folder / "lock").exists()
+
+
+def test_a_lock_left_by_this_pid_is_reused(folder: Path) -> None:
+    write_lock(folder, os.getpid())
+    with TaskLock(folder) as lock:
+        assert lock.held_by_me()
+    assert not (folder / "lock").exists()
+
+
+def test_release_never_removes_someone_elses_lock(
+    folder: Path, holder: subprocess.Popen[str]
+) -> None:
+    lock = TaskLock(folder)
+    lock.release()  # never acquired: nothing to do
+    assert json.loads((folder / "lock").read_text())["pid"] == holder.pid
+
+    theirs = (folder / "lock").read_bytes()
+    (folder / "lock").unlink()  # deleted by hand...
+    lock.acquire()
+    (folder / "lock").write_bytes(theirs)  # ...and written again by the other process
+    lock.release()
+    assert json.loads((folder / "lock").read_text())["pid"] == holder.pid
+
+
+def test_racing_for_a_stale_lock_exactly_one_wins(folder: Path) -> None:
+    write_lock(folder, dead_pid())
+    procs = [_start_holder(folder) for _ in range(6)]
+    try:
+        answers = []
+        for proc in procs:
+            assert proc.stdout is not None
+            answers.append(proc.stdout.readline().split()[0])
+        assert answers.count("got") == 1, answers
+        assert answers.count("held") == 5
+        winner = procs[answers.index("got")]
+        assert json.loads((folder / "lock").read_text())["pid"] == winner.pid
+    finally:
+        for proc in procs:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            proc.wait(timeout=30)
+    assert not (folder / "lock").exists()
+    assert [p.name for p in folder.iterdir()] == []
+
+
+def test_lock_info_liveness() -> None:
+    here = socket.gethostname()
+    assert LockInfo(pid=os.getpid(), host=here, started_at="t").is_mine
+    assert not LockInfo(pid=dead_pid(), host=here, started_at="t").is_alive()
+    assert LockInfo(pid=dead_pid(), host="elsewhere", started_at="t").is_alive()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_does_not_inherit_the_lock(folder: Path) -> None:
+    with TaskLock(folder) as lock:
+        pid = os.fork()
+        if pid == 0:  # the child: report through the exit code, never return into pytest
+            code = 1
+            try:
+                if not lock.held_by_me():
+                    try:
+                        TaskLock(folder).acquire()
+                    except LockHeldError:
+                        code = 0
+                    lock.release()  # a no-op in the child
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert lock.held_by_me()
+        assert json.loads((folder / "lock").read_text())["pid"] == os.getpid()
