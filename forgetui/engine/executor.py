@@ -6,6 +6,7 @@ state on disk, never a parked thread: `Executor.step()` runs exactly one step an
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,8 +43,8 @@ from forgetui.engine.verify import run_checks
 
 FINISHED = ("complete", "failed", "aborted")
 WRITE_ACTIONS = tuple(name for name, spec in ACTIONS.items() if spec.changes_workspace)
-KEEP_COMPLETED = 50
-KEEP_SCRATCHPAD = 200
+KEEP_COMPLETED = 20
+KEEP_SCRATCHPAD = 50
 MEMORY_OUTPUT_CHARS = 6000
 
 
@@ -115,6 +116,7 @@ class _Step:
     summary: str = ""
     error: str | None = None
     escalation: Escalation | None = None
+    tool_ms: float = 0.0  # action + verification time, apart from the engine's own
 
 
 class Executor:
@@ -335,6 +337,7 @@ class Executor:
     def _run_action(self, st: _Step) -> StepReport:
         assert st.action is not None
         self._emit(st.number, "execute", st.action)
+        started = time.perf_counter()
         if st.action in CONTROL_ACTIONS:
             try:
                 st.args = validate_args(st.action, st.args)
@@ -375,6 +378,7 @@ class Executor:
                         self.folder.spec, self.folder.workspace, st.state.verification, st.number
                     ),
                 )
+        st.tool_ms = (time.perf_counter() - started) * 1000
         return self._record(st)
 
     # --- control actions -----------------------------------------------------------------------
@@ -490,18 +494,23 @@ class Executor:
 
     def _limit_reached(self, state: TaskState) -> tuple[EscalationReason, str, list[str]] | None:
         limits = self.folder.spec.limits
-        if state.step >= limits.max_steps:
+        max_steps = limits.max_steps + state.extra_steps
+        if state.step >= max_steps:
             return (
                 "max_steps",
-                f"The task reached its step limit ({limits.max_steps}).",
-                [f"step {state.step} of {limits.max_steps}"],
+                f"The task reached its step limit ({max_steps}). Continue for "
+                f"{limits.max_steps} more steps, or abort?",
+                [f"step {state.step} of {max_steps}"],
             )
-        if limits.max_cost_usd is not None and state.totals.cost_usd >= limits.max_cost_usd:
-            return (
-                "max_cost",
-                f"The task reached its cost limit (${limits.max_cost_usd}).",
-                [f"spent ${state.totals.cost_usd:.4f}"],
-            )
+        if limits.max_cost_usd is not None:
+            max_cost = limits.max_cost_usd + state.extra_cost_usd
+            if state.totals.cost_usd >= max_cost:
+                return (
+                    "max_cost",
+                    f"The task reached its cost limit (${max_cost:.2f}). Continue with "
+                    f"${limits.max_cost_usd:.2f} more, or abort?",
+                    [f"spent ${state.totals.cost_usd:.4f}"],
+                )
         return None
 
     def _escalate_before_call(
@@ -572,6 +581,7 @@ class Executor:
             output=outcome.output[:MEMORY_OUTPUT_CHARS] if outcome and outcome.output else None,
             files_changed=outcome.files_changed if outcome else [],
             snapshots=outcome.snapshots if outcome else [],
+            duration_ms=round(st.tool_ms, 3),
         )
         # working memory: this step's result, FIFO
         content: dict[str, Any] = {
@@ -745,6 +755,10 @@ def answer(folder: TaskFolder, text: str) -> Decision:
         }
         if pending.reason == "loop":
             update["loop_guard"] = state.loop_guard.model_copy(update={"block_streak": 0})
+        elif status != "aborted" and pending.reason == "max_steps":
+            update["extra_steps"] = state.extra_steps + folder.spec.limits.max_steps
+        elif status != "aborted" and pending.reason == "max_cost":
+            update["extra_cost_usd"] = state.extra_cost_usd + (folder.spec.limits.max_cost_usd or 0)
         folder.save_state(state.model_copy(update=update))
         folder.log.append(
             OperatorRecord(

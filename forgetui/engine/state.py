@@ -43,7 +43,7 @@ class Decision(BaseModel):
 
 class Progress(Strict):
     objective: str = ""
-    completed: list[str] = Field(default_factory=list)  # the newest 50 kept; context shows 10
+    completed: list[str] = Field(default_factory=list)  # the newest 20 kept; context shows 10
     completed_count: int = 0
     pending: list[str] = Field(default_factory=list)
 
@@ -94,7 +94,7 @@ class LoopGuardState(Strict):
 
 class CommandRun(Strict):
     cmd: str
-    exit_code: int | None  # None: timed out or refused
+    exit_code: int | None = None  # None: timed out or refused
     step: int
 
 
@@ -134,6 +134,8 @@ class TaskState(Strict):
     last_result: dict[str, Any] | None = None
     totals: Totals = Field(default_factory=Totals)
     last_context_tokens: int = 0
+    extra_steps: int = 0  # granted by the operator past limits.max_steps
+    extra_cost_usd: float = 0.0
     updated_at: str | None = None
 
     @property

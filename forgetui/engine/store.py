@@ -100,7 +100,7 @@ class TaskFolder:
         self.snapshots_dir = self.artifacts / "snapshots"
         self.contexts_dir = self.artifacts / "contexts"
         # file name -> ((inode, size, mtime_ns, ctime_ns), validated model)
-        self._cache: dict[str, tuple[tuple[int, int, int, int], BaseModel]] = {}
+        self._cache: dict[str, tuple[tuple[int, int, int, int], dict[str, Any]]] = {}
 
     def __repr__(self) -> str:
         return f"TaskFolder({str(self.path)!r})"
@@ -218,20 +218,21 @@ class TaskFolder:
         key = _file_key(path)
         cached = self._cache.get(name)
         if cached is not None and key is not None and cached[0] == key:
-            value = cached[1]
-        else:
-            value = load_model(path, model)
-            if key is not None:
-                self._cache[name] = (key, value)
-        assert isinstance(value, model)
-        return value.model_copy(deep=True)
+            # Re-validating the cached plain data builds a fresh object in microseconds; a
+            # deep copy of the model costs milliseconds on every step.
+            return model.model_validate(cached[1])
+        value = load_model(path, model)
+        if key is not None:
+            self._cache[name] = (key, value.model_dump(mode="json", exclude_none=True))
+        return value
 
     def _save(self, name: str, model: BaseModel) -> None:
         path = self.path / name
-        atomic_write_text(path, dump_model(model))
+        data = model.model_dump(mode="json", exclude_none=True)
+        atomic_write_text(path, dump_yaml(data))
         key = _file_key(path)
         if key is not None:
-            self._cache[name] = (key, model.model_copy(deep=True))
+            self._cache[name] = (key, data)
 
     # -- artifacts ----------------------------------------------------------------------------
 

@@ -273,3 +273,52 @@ def test_result_lost_after_state_save_is_restored_not_rerun(tmp_path: Path) -> N
     results = [r.step for r in folder.log.iter_records() if r.kind == "result"]
     assert results == [1, 2]
     assert folder.load_state().scratchpad == ["a", "b"]
+
+
+def test_escape_attempts_are_refused_and_recorded(tmp_path: Path) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("top secret")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "link").symlink_to(outside)
+    script = [
+        act("read_file", path="../secret.txt"),
+        act("read_file", path=str(outside)),
+        act("read_file", path="link"),
+        act("run_cmd", cmd="python -c 'print(1)'; cat /etc/passwd"),
+        act("run_cmd", cmd="curl http://example.com"),
+        act("write_file", path=".agentforge/tasks/t1/state.yaml", content="status: complete"),
+    ]
+    folder = make_task(tmp_path, script, guards={"failed_approaches": 10})
+    reports = _run(folder, len(script))
+    assert [r.result for r in reports] == ["refused"] * len(script)
+    results = [r for r in folder.log.iter_records() if r.kind == "result"]
+    assert [r.result for r in results] == ["refused"] * len(script)
+    for path in folder.path.rglob("*"):
+        if path.is_file():
+            assert b"top secret" not in path.read_bytes()
+    assert folder.load_state().status != "complete"
+
+
+def test_max_steps_continue_grants_more_steps(tmp_path: Path) -> None:
+    folder = make_task(
+        tmp_path, [act("note", text=f"n{i}") for i in range(5)], limits={"max_steps": 2}
+    )
+    _run(folder, 3)
+    answer(folder, "continue")
+    reports = _run(folder, 2)
+    assert [r.result for r in reports] == ["success", "success"]
+    assert folder.load_state().step == 4
+
+
+def test_regression_escalates_naming_the_step(tmp_path: Path) -> None:
+    folder = make_task(
+        tmp_path,
+        [
+            act("write_file", path="out.txt", content="x"),
+            act("run_cmd", cmd="python -c \"import os; os.remove('out.txt')\""),
+        ],
+    )
+    reports = _run(folder, 2)
+    assert reports[1].status == "escalated"
+    escalation = folder.load_state().pending_escalation
+    assert escalation.reason == "regression" and "step 2" in escalation.question
