@@ -184,7 +184,7 @@ def main() -> None:
         verdict = "met" if p95 < 1.0 else "MISSED"
         lines += [
             "",
-            f"`forgetui status` on a task with {STEPS:,} actions: p95 {p95:.3f} s, target < 1 s: {verdict}",
+            f"`forgetui status`, {STEPS:,} actions: p95 {p95:.3f} s, target < 1 s: {verdict}",
         ]
         report = "\n".join(lines) + "\n"
         print(report, end="")
