@@ -132,10 +132,11 @@ class _ConsoleOut:
         )
         checks = report.verification["checks"]
         passing = sum(1 for c in checks.values() if c["passing"])
+        verdict = f"checks {passing}/{len(checks)}" if checks else "checks not run"
         self.console.print(
             f"[bold]{report.step:>4}[/] {report.action or '-':<22} "
             f"[{colour}]{report.result:<9}[/] {report.summary}  "
-            f"[dim]{report.context_tokens} tok, checks {passing}/{len(checks)}[/]",
+            f"[dim]{report.context_tokens} tok, {verdict}[/]",
             markup=True,
             soft_wrap=True,
         )
