@@ -76,3 +76,18 @@ def test_long_run_context_stays_flat(cli, tmp_path: Path) -> None:
     tokens = {s["step"]: s["context_tokens"] for s in steps}
     assert max(tokens.values()) <= 8000
     assert abs(tokens[300] - tokens[10]) <= 0.10 * tokens[10], (tokens[10], tokens[300])
+
+
+def test_abort_answer_ends_the_run_with_exit_4(cli, tmp_path: Path) -> None:
+    task = _init(cli, "escalation", tmp_path)
+    assert cli("run", task).code == 3
+    assert cli("answer", task, "abort").code == 0
+    result = cli("run", task, "--json")
+    assert result.code == 4
+    assert result.json_lines()[-1]["status"] == "aborted"
+
+
+def test_answer_without_escalation_is_bad_input(cli, tmp_path: Path) -> None:
+    task = _init(cli, "hello_world", tmp_path)
+    result = cli("answer", task, "yes")
+    assert result.code == 2 and "no pending escalation" in result.err
