@@ -259,6 +259,13 @@ class ActionLog:
         finally:
             handle.close()
 
+    def last_results(self, n: int) -> list[ResultRecord]:
+        """The last n result records, oldest first: what the next context shows."""
+        return [r for r in self.tail(n, ("result",)) if isinstance(r, ResultRecord)]
+
+    def last_intents(self, n: int) -> list[IntentRecord]:
+        return [r for r in self.tail(n, ("intent",)) if isinstance(r, IntentRecord)]
+
     def last_step_status(self) -> StepStatus | None:
         """The last step with an intent, and whether its result was recorded: a crash between
         the two leaves an intent alone, which resume must settle before the next step."""

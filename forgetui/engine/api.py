@@ -73,7 +73,7 @@ def context_inputs(
         spec=folder.spec,
         state=state,
         memory=folder.load_memory(),
-        recent=folder.log.tail(RECENT_RESULTS),
+        recent=folder.log.last_results(RECENT_RESULTS),
         workspace=folder.workspace,
         model=model or folder.spec.model,
     )

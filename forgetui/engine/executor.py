@@ -28,7 +28,7 @@ from forgetui.engine.clock import now_iso
 from forgetui.engine.context import CompiledContext, compile_context, validate_context
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.llm import Model, ModelReply
-from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
+from forgetui.engine.records import IntentRecord, OperatorRecord, ResultKind, ResultRecord
 from forgetui.engine.state import (
     Decision,
     Escalation,
@@ -112,7 +112,7 @@ class _Step:
     action: str | None = None
     args: dict[str, Any] = field(default_factory=dict)
     outcome: ActionOutcome | None = None
-    result: str = "success"
+    result: ResultKind = "success"
     summary: str = ""
     error: str | None = None
     escalation: Escalation | None = None
@@ -354,7 +354,7 @@ class Executor:
                 snapshot=lambda rel, before, after: self.folder.snapshot(
                     st.number, rel, before, after
                 ),
-                last_error=(st.state.probe.last_errors or [None])[-1],
+                last_error=st.state.probe.last_errors[-1] if st.state.probe.last_errors else None,
                 verification=st.state.verification,
             )
             outcome = execute(st.action, st.args, env)
@@ -547,7 +547,7 @@ class Executor:
 
     def _matching_steps(self, signature: str) -> list[str]:
         lines = []
-        for record in self.folder.log.tail(10, kinds=("intent",)):
+        for record in self.folder.log.last_intents(10):
             if action_signature(record.action, record.args) == signature:
                 lines.append(f"step {record.step}: {record.action} {record.args}")
         return lines
@@ -577,7 +577,7 @@ class Executor:
             args=st.args,
             result=st.result,
             summary=st.summary,
-            error=st.error,  # type: ignore[arg-type]
+            error=st.error,
             output=outcome.output[:MEMORY_OUTPUT_CHARS] if outcome and outcome.output else None,
             files_changed=outcome.files_changed if outcome else [],
             snapshots=outcome.snapshots if outcome else [],
