@@ -25,7 +25,7 @@ run: $(STAMP)
 
 test: $(TEST_STAMP)
 	$(BIN)/ruff check forgetui tests bench
-	$(BIN)/mypy forgetui/engine forgetui/cli.py forgetui/render.py forgetui/paths.py
+	$(BIN)/mypy forgetui
 	$(BIN)/python -m pytest
 
 lint: $(TEST_STAMP)

@@ -21,7 +21,7 @@ SCRIPT = [
     {"action": "list_dir", "args": {"path": "."}},  # 2
     {"action": "read_file", "args": {"path": "test_hello.py"}},  # 3
     {"action": "list_dir", "args": {"path": "."}},  # 4
-    {"action": "write_file", "args": {"path": "hello.py", "content": "print('hi')\n"}},  # 5
+    {"action": "search", "args": {"pattern": "hello"}},  # 5
     {"action": "list_dir", "args": {"path": "missing"}},  # 6
     {"action": "note", "args": {"text": "checked"}},  # 7
     {"action": "note", "args": {"text": "again"}},  # 8

@@ -1,0 +1,370 @@
+"""The workbench's figures (DESIGN.md section 11), measured on the real app in a real terminal.
+
+Each run starts `forgetui` in a child process on a pseudo-terminal of 160x48, the way a user
+does. The child is the real CLI with one probe added: after every frame the app writes to the
+terminal it notes the time (CLOCK_MONOTONIC, shared by both processes) and what changed (first
+frame, action log cursor, action log row count). This process types keys into the terminal,
+appends to the task's log as another process would, and reads the child's RSS from /proc.
+
+- cold start to first paint: spawn to the first frame (litellm must not be imported by then)
+- key press to repaint: an arrow key written to the terminal until the frame showing the moved
+  cursor is written, idle and while the long_run sample steps back to back
+- a new action visible: a record appended to actions.yaml (by this process, holding the task
+  lock like a headless run) until the frame showing it
+- memory: the child's RSS on a 10,000-record task minus on a 100-record task
+
+Prints a table and writes it to bench/results/tui.txt."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import platform
+import pty
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bench_status import build_log
+
+from forgetui.engine.clock import now_iso
+from forgetui.engine.records import OperatorRecord
+from forgetui.engine.samples import init_sample
+from forgetui.engine.store import TaskFolder
+from forgetui.paths import data_dir
+
+RESULTS = Path(__file__).parent / "results" / "tui.txt"
+COLS, ROWS = 160, 48
+UP, DOWN, HOME = b"\x1b[A", b"\x1b[B", b"\x1b[H"
+COLD_RUNS = 5
+KEYS = 60
+APPENDS = 30
+
+# The child: the real CLI, plus a probe on App._display (called once per frame written).
+CHILD = r"""
+import json, os, sys, time
+events = open(os.environ["BENCH_EVENTS"], "a", buffering=1)
+
+def emit(**data):
+    data["t"] = time.perf_counter()
+    events.write(json.dumps(data) + "\n")
+
+from forgetui.tui.app import ForgeApp
+from forgetui.tui.action_log import LogView
+
+real_display = ForgeApp._display
+seen = {"first": True, "cursor": None, "count": None, "snapshot": False}
+
+def display(self, screen, renderable):
+    real_display(self, screen, renderable)
+    if renderable is None:
+        return
+    if seen["first"]:
+        seen["first"] = False
+        emit(event="first_paint", litellm="litellm" in sys.modules)
+    try:
+        view = self.workbench.query_one(LogView)
+    except Exception:
+        return
+    if not seen["snapshot"] and self.workbench.snapshot is not None:
+        seen["snapshot"] = True
+        emit(event="ready")
+    if view.cursor != seen["cursor"]:
+        seen["cursor"] = view.cursor
+        emit(event="cursor", cursor=view.cursor)
+    if view.count != seen["count"]:
+        seen["count"] = view.count
+        emit(event="count", count=view.count)
+
+ForgeApp._display = display
+from forgetui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@dataclass
+class Child:
+    """`forgetui ARGS` on a pseudo-terminal, with the probe's events."""
+
+    args: list[str]
+    home: Path
+    events_path: Path = field(init=False)
+    spawned: float = field(init=False)
+    proc: subprocess.Popen[bytes] = field(init=False)
+    master: int = field(init=False)
+
+    def start(self) -> Child:
+        self.events_path = Path(tempfile.mktemp(suffix=".jsonl", dir=self.home))
+        self.events_path.touch()
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+        env = {
+            **os.environ, "TERM": "xterm-256color", "FORGETUI_HOME": str(self.home),
+            "FORGETUI_CLOCK": "0", "BENCH_EVENTS": str(self.events_path),
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        }  # fmt: skip
+        env.pop("FORGETUI_CONFIG", None)
+        self.spawned = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, *self.args],
+            stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True,
+        )  # fmt: skip
+        os.close(slave)
+        self.master = master
+        threading.Thread(target=self._drain, daemon=True).start()
+        return self
+
+    def _drain(self) -> None:
+        """Read the terminal's output so the child never blocks writing it."""
+        while True:
+            try:
+                if not os.read(self.master, 65536):
+                    return
+            except OSError:
+                return
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.events_path.read_text().splitlines()]
+
+    def wait_for(self, check: Callable[[dict[str, Any]], bool], after: float = 0.0,
+                 timeout: float = 30.0) -> dict[str, Any]:  # fmt: skip
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            for event in self.events():
+                if float(event["t"]) >= after and check(event):
+                    return event
+            time.sleep(0.002)
+        raise TimeoutError(f"no event in {timeout}s after {after}")
+
+    def press(self, key: bytes) -> float:
+        at = time.perf_counter()
+        os.write(self.master, key)
+        return at
+
+    def rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        raise RuntimeError("no VmRSS")
+
+    def quit(self) -> None:
+        try:
+            os.write(self.master, b"q")
+            self.proc.wait(timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.master)
+
+
+def matching(kind: str, **fields: object) -> Callable[[dict[str, Any]], bool]:
+    """A probe event of this kind with these field values."""
+
+    def check(event: dict[str, Any]) -> bool:
+        return event["event"] == kind and all(event.get(k) == v for k, v in fields.items())
+
+    return check
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p95
+
+
+def task_with_records(root: Path, steps: int) -> Path:
+    folder = init_sample("hello_world", into=root / f"log{steps}")
+    build_log(folder.path / "actions.yaml", steps)
+    return folder.path
+
+
+def cold_start(home: Path) -> tuple[list[float], list[float], bool]:
+    """`forgetui` with no arguments: a fresh hello_world run, as a first-time user sees it."""
+    paints, ready, litellm = [], [], False
+    for _ in range(COLD_RUNS):
+        child = Child([], home).start()
+        first = child.wait_for(lambda e: e["event"] == "first_paint")
+        full = child.wait_for(lambda e: e["event"] == "ready")
+        paints.append(float(first["t"]) - child.spawned)
+        ready.append(float(full["t"]) - child.spawned)
+        litellm = litellm or bool(first["litellm"])
+        child.quit()
+    return paints, ready, litellm
+
+
+def key_latencies(child: Child, count: int) -> list[float]:
+    """Arrow keys on the action log (focused at start), from its first row so new rows do not
+    move the cursor; each until the frame showing the moved cursor."""
+    at = child.press(HOME)
+    child.wait_for(lambda e: e["event"] == "cursor" and e["cursor"] == 0, after=at)
+    time.sleep(0.2)
+    samples = []
+    for index in range(count):
+        key, expected = (DOWN, 1) if index % 2 == 0 else (UP, 0)
+        at = child.press(key)
+        event = child.wait_for(matching("cursor", cursor=expected), after=at)
+        samples.append(float(event["t"]) - at)
+        time.sleep(0.03)  # a person does not type faster than this
+    return samples
+
+
+def idle_keys(home: Path, task: Path) -> list[float]:
+    child = Child(["open", str(task)], home).start()
+    child.wait_for(lambda e: e["event"] == "ready")
+    time.sleep(1.0)
+    try:
+        return key_latencies(child, KEYS)
+    finally:
+        child.quit()
+
+
+def keys_during_a_step(home: Path, root: Path) -> list[float]:
+    """One step in flight that waits (as a model call does): a command sleeping in the
+    sandbox. The executor thread waits on it; the UI should not notice."""
+    sample = root / "slow_step"
+    shutil.copytree(data_dir("sample_tasks") / "hello_world", sample)
+    sleep = ["python", "-c", "import time; time.sleep(20)"]
+    script = [{"action": "list_dir", "args": {"path": "."}},
+              {"action": "run_cmd", "args": {"cmd": sleep}}]  # fmt: skip
+    (sample / "replay.yaml").write_text(yaml.safe_dump(script))
+    child = Child(["open", str(sample)], home).start()
+    child.wait_for(lambda e: e["event"] == "ready")
+    time.sleep(0.5)
+    at = child.press(b"s")
+    child.wait_for(lambda e: e["event"] == "count" and e["count"] == 2, after=at)
+    time.sleep(0.5)
+    child.press(b"s")
+    time.sleep(1.0)  # the command is running now
+    try:
+        return key_latencies(child, KEYS)
+    finally:
+        child.proc.kill()
+        child.proc.wait()
+        os.close(child.master)
+
+
+def keys_while_running(home: Path) -> tuple[list[float], int]:
+    """long_run stepping back to back (space), arrow keys meanwhile."""
+    child = Child(["open", "long_run"], home).start()
+    child.wait_for(lambda e: e["event"] == "ready")
+    time.sleep(0.5)
+    child.press(b" ")
+    child.wait_for(lambda e: e["event"] == "count" and int(e["count"]) >= 6)
+    try:
+        samples = key_latencies(child, KEYS)
+        steps = max(int(e["count"]) for e in child.events() if e["event"] == "count")
+        return samples, steps // 2
+    finally:
+        child.press(b" ")
+        child.quit()
+
+
+def new_action_visible(home: Path, task: Path) -> list[float]:
+    """Another process's records (this one, holding the lock) showing up in the workbench."""
+    child = Child(["open", str(task)], home).start()
+    child.wait_for(lambda e: e["event"] == "ready")
+    time.sleep(1.0)
+    folder = TaskFolder.open(task)
+    folder.acquire("bench writer")
+    samples = []
+    try:
+        time.sleep(0.5)  # the workbench notices the lock and goes read-only
+        count = len(folder.log)
+        for index in range(APPENDS):
+            at = time.perf_counter()
+            folder.log.append(OperatorRecord(step=0, at=now_iso(), op="note", text=f"n{index}"))
+            count += 1
+            event = child.wait_for(matching("count", count=count), after=at)
+            samples.append(float(event["t"]) - at)
+            time.sleep(0.1)
+    finally:
+        folder.release()
+        child.quit()
+    return samples
+
+
+def memory(home: Path, small: Path, big: Path) -> tuple[float, float]:
+    rss = []
+    for task in (small, big):
+        child = Child(["open", str(task)], home).start()
+        child.wait_for(lambda e: e["event"] == "ready")
+        time.sleep(2.0)
+        rss.append(child.rss_mb())
+        child.quit()
+    return rss[0], rss[1]
+
+
+def ms(value: float) -> str:
+    return f"{value * 1000:.1f} ms"
+
+
+def main() -> int:
+    root = Path(tempfile.mkdtemp(prefix="forgetui-bench-tui-"))
+    home = root / "home"
+    home.mkdir()
+    try:
+        small = task_with_records(root, 50)
+        big = task_with_records(root, 5_000)
+        paints, ready, litellm = cold_start(home)
+        idle = idle_keys(home, small)
+        in_flight = keys_during_a_step(home, root)
+        running, steps_run = keys_while_running(home)
+        visible = new_action_visible(home, small)
+        rss_small, rss_big = memory(home, small, big)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    rows: list[tuple[str, str, str, str, str]] = []
+    p50, p95 = percentiles(paints)
+    rows.append(("cold start to first paint (`forgetui`)", f"{p50:.3f} s", f"{p95:.3f} s",
+                 str(len(paints)), "< 1.5 s, aim 0.8 s"))  # fmt: skip
+    p50, p95 = percentiles(ready)
+    rows.append(("  ... to the task's first complete view", f"{p50:.3f} s", f"{p95:.3f} s",
+                 str(len(ready)), ""))  # fmt: skip
+    p50, p95 = percentiles(idle)
+    rows.append(("key press to repaint, idle", ms(p50), ms(p95), str(len(idle)), "p95 < 33 ms"))
+    p50, p95 = percentiles(in_flight)
+    rows.append(("key press to repaint, a step in flight", ms(p50), ms(p95), str(len(in_flight)),
+                 "p95 < 50 ms"))  # fmt: skip
+    p50, p95 = percentiles(running)
+    rows.append(("  ... steps back to back (long_run replay)", ms(p50), ms(p95),
+                 str(len(running)), "(stress: CPU-bound steps)"))  # fmt: skip
+    p50, p95 = percentiles(visible)
+    rows.append(("new action visible after it is written", ms(p50), ms(p95), str(len(visible)),
+                 "p95 < 150 ms"))  # fmt: skip
+    rows.append(("RSS, 100-record task", f"{rss_small:.1f} MB", "", "1", ""))
+    rows.append(("RSS, 10,000-record task", f"{rss_big:.1f} MB", "", "1", ""))
+    rows.append(("RSS growth 100 -> 10,000 records", f"{rss_big - rss_small:.1f} MB", "", "",
+                 "< 20 MB"))  # fmt: skip
+
+    head = (
+        f"bench_tui: the workbench in a {COLS}x{ROWS} pseudo-terminal; Python "
+        f"{platform.python_version()}, {os.cpu_count()} CPUs; litellm imported at first paint: "
+        f"{'yes' if litellm else 'no'}; {steps_run} long_run steps ran during the running keys"
+    )
+    lines = [head, "", f"{'figure':<44}{'p50':>12}{'p95':>12}{'n':>6}  target"]
+    lines += [f"{a:<44}{b:>12}{c:>12}{d:>6}  {e}".rstrip() for a, b, c, d, e in rows]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(text)
+    return 1 if litellm else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,128 @@
+"""The Textual app: themes, help, quit and the command palette around one WorkbenchScreen.
+
+Built by `make_app` from settings the launcher read; nothing here reads a file on the UI thread
+(the theme choice is saved from a worker)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import BindingType
+from textual.screen import Screen
+
+from forgetui.engine.errors import ForgeError
+from forgetui.tui.commands import COMMANDS, Command, bindings
+from forgetui.tui.config import Settings, save_theme
+from forgetui.tui.help import HelpScreen
+from forgetui.tui.messages import ThemeSaved
+from forgetui.tui.session import StepSession
+from forgetui.tui.snapshot import TaskReader
+from forgetui.tui.themes import DEFAULT_THEME, METER_VARIABLES, ThemeSet
+from forgetui.tui.workbench import WorkbenchScreen
+
+STYLES = Path(__file__).parent / "styles" / "app.tcss"
+
+
+class ForgeApp(App[int]):
+    CSS_PATH = STYLES
+    TITLE = "forgetui"
+    BINDINGS: ClassVar[list[BindingType]] = bindings("app")  # type: ignore[assignment]
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(
+        self, settings: Settings, themes: ThemeSet, reader: TaskReader, session: StepSession
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.theme_set = themes
+        self.reader = reader
+        self.session = session
+        self._startup_notices: list[str] = list(settings.notices)
+        for theme in themes.themes:
+            self.register_theme(theme)
+        chosen = settings.theme
+        if chosen not in self.available_themes:
+            self._startup_notices.append(
+                f"theme {chosen!r} is not available; using {DEFAULT_THEME}"
+            )
+            chosen = DEFAULT_THEME
+        if themes.problems:
+            self._startup_notices.append(
+                "broken theme files skipped: " + "; ".join(themes.problems)
+            )
+        self.theme = chosen
+        if settings.keymap:
+            self.set_keymap(dict(settings.keymap))
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """The meter colours, for themes (Textual's built-ins) that do not set them."""
+        return dict(METER_VARIABLES)
+
+    def get_default_screen(self) -> Screen[None]:
+        return WorkbenchScreen(self.reader, self.session, self.settings)
+
+    @property
+    def workbench(self) -> WorkbenchScreen:
+        screen = self.screen_stack[0]
+        assert isinstance(screen, WorkbenchScreen)
+        return screen
+
+    def on_mount(self) -> None:
+        if self._startup_notices:
+            # One notification, however many problems: the app still works.
+            self.notify(
+                "\n".join(self._startup_notices), title="Settings", severity="warning", markup=False
+            )
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def action_next_theme(self) -> None:
+        self.theme = self.theme_set.next_after(self.theme)
+        self.remember_theme(self.theme)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="config")
+    def remember_theme(self, theme: str) -> None:
+        try:
+            save_theme(self.settings, theme)
+        except (OSError, ForgeError) as exc:
+            self.post_message(ThemeSaved(theme, str(exc)))
+            return
+        self.post_message(ThemeSaved(theme))
+
+    @on(ThemeSaved)
+    def report_theme_not_saved(self, message: ThemeSaved) -> None:
+        if message.error:
+            self.notify(
+                message.error, title="Theme not remembered", severity="warning", markup=False
+            )
+        else:
+            self.settings = replace(self.settings, theme=message.theme)
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(self.settings.keymap, self.command_applies))
+
+    async def action_quit(self) -> None:
+        if self.workbench.request_quit():
+            self.exit(0)
+
+    def command_applies(self, command: Command) -> bool:
+        if command.scope == "screen":
+            return self.workbench.applies(command.action)
+        return self.check_action(command.action, ()) is True
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The palette offers the commands that apply now, from the one command table."""
+        for command in COMMANDS:
+            if not self.command_applies(command):
+                continue
+            target = self if command.scope == "app" else self.workbench
+            yield SystemCommand(
+                command.title, command.help, getattr(target, f"action_{command.action}")
+            )

@@ -1,0 +1,86 @@
+"""The one table of operator commands. It feeds the key bindings (and so the footer), the help
+screen and the command palette, so the three never disagree. Each binding has an id: a user
+remaps a key with `keymap: {step: "ctrl+s"}` in config.yaml."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from textual.binding import Binding
+
+Scope = Literal["screen", "app"]
+
+
+@dataclass(frozen=True)
+class Command:
+    id: str  # the binding id users remap
+    key: str
+    action: str  # the action method (action_<name>) on its scope
+    scope: Scope
+    description: str  # the footer's short label
+    title: str  # the palette's and help's name
+    help: str  # one line: what it does and when it applies
+    key_display: str | None = None
+    priority: bool = False  # before the focused widget's own binding for the key
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("run-pause", "space", "run_pause", "screen", "run/pause", "Run / pause",
+            "Run steps back to back; pausing lands between steps (the step in flight finishes)",
+            "space"),
+    Command("step", "s", "single_step", "screen", "step", "Single step",
+            "Exactly one model call, recorded, then paused"),
+    Command("answer", "a", "answer", "screen", "answer", "Answer the escalation",
+            "Answer the question, or approve / edit / reject the pending action"),
+    Command("pin", "p", "toggle_pin", "screen", "pin", "Pin / unpin memory item",
+            "A pinned item is never evicted nor expired"),
+    Command("evict", "x", "evict", "screen", "evict", "Evict memory item",
+            "Drop the selected working-memory item before the next step"),
+    Command("note", "n", "add_note", "screen", "note", "Add a note",
+            "Add an operator note the agent sees from the next step on"),
+    Command("edit", "e", "edit_memory", "screen", "edit", "Edit memory item",
+            "Change the selected working-memory item's content"),
+    Command("detail", "enter", "open_detail", "screen", "detail", "Open detail",
+            "The selected memory item, log record or context section in full", "enter",
+            priority=True),
+    Command("earlier", "left_square_bracket", "earlier_context", "screen", "earlier",
+            "Earlier context",
+            "The context as sent at an earlier step, with what changed since the one before", "["),
+    Command("later", "right_square_bracket", "later_context", "screen", "later", "Later context",
+            "A later step's context; past the last one, the next step's preview", "]"),
+    Command("theme", "t", "next_theme", "app", "theme", "Next theme",
+            "Cycle the themes in themes/; the choice is remembered"),
+    Command("help", "question_mark", "help", "app", "help", "Help",
+            "Every command, its key and whether it applies now", "?"),
+    Command("quit", "q", "quit", "app", "quit", "Quit",
+            "Leave the workbench; a step in flight is finished and recorded first"),
+)  # fmt: skip
+
+
+def bindings(scope: Scope) -> list[Binding]:
+    return [
+        Binding(
+            command.key,
+            command.action,
+            command.description,
+            key_display=command.key_display,
+            tooltip=command.help,
+            id=command.id,
+            priority=command.priority,
+        )
+        for command in COMMANDS
+        if command.scope == scope
+    ]
+
+
+def key_for(command: Command, keymap: Mapping[str, str]) -> str:
+    """The key as the user sees it, after their keymap."""
+    if command.id in keymap:
+        return keymap[command.id]
+    return command.key_display or command.key
+
+
+def commands_in(scope: Scope) -> Iterable[Command]:
+    return (command for command in COMMANDS if command.scope == scope)

@@ -1,0 +1,133 @@
+"""The workbench's settings and their precedence, written down and tested:
+
+    CLI flag the user typed  >  FORGETUI_* environment  >  user config YAML  >  defaults
+
+The user config is `<config dir>/config.yaml` (forgetui.paths.config_dir(); FORGETUI_HOME moves
+it, FORGETUI_CONFIG names another file). Settings are read once, by the launcher, and handed to
+the app's factory; widgets never read files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from forgetui.engine.errors import ForgeError
+from forgetui.engine.yamlio import atomic_write_text, dump_yaml
+from forgetui.paths import config_dir
+from forgetui.tui.themes import DEFAULT_THEME
+
+CONFIG_FILE = "config.yaml"
+ENV_PREFIX = "FORGETUI_"
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    theme: str = DEFAULT_THEME
+    model: str | None = None
+    api_base: str | None = None
+    watch: bool = True  # follow changes other programs make to the task folder
+    clock: bool = True  # show how long the step in flight has been running
+    cursor_blink: bool = True  # text cursors in dialogs blink
+    keymap: Mapping[str, str] = field(default_factory=dict)  # binding id -> key(s)
+    config_file: Path = Path(CONFIG_FILE)
+    notices: tuple[str, ...] = ()  # problems met while reading settings, for the operator
+
+
+class ConfigFile(BaseModel):
+    """The user's config.yaml: every key optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    theme: str | None = None
+    model: str | None = None
+    api_base: str | None = None
+    watch: bool | None = None
+    clock: bool | None = None
+    cursor_blink: bool | None = None
+    keymap: dict[str, str] | None = None
+
+
+def config_path(env: Mapping[str, str]) -> Path:
+    override = env.get(f"{ENV_PREFIX}CONFIG")
+    if override:
+        return Path(override).expanduser()
+    return config_dir() / CONFIG_FILE
+
+
+def _read_config(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The file's settings (unset keys left out) and any problem, which never stops a launch."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, []
+    except OSError as exc:
+        return {}, [f"{path}: cannot read it ({exc}); using defaults"]
+    try:
+        data = yaml.safe_load(text) or {}
+        parsed = ConfigFile.model_validate(data)
+    except yaml.YAMLError:
+        return {}, [f"{path}: not valid YAML; using defaults"]
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        return {}, [f"{path}: field '{where}': {err['msg']}; using defaults"]
+    return parsed.model_dump(exclude_none=True), []
+
+
+def _read_env(env: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for name in ("theme", "model", "api_base"):
+        value = env.get(f"{ENV_PREFIX}{name.upper()}")
+        if value:
+            values[name] = value
+    for name in ("watch", "clock"):
+        key = f"{ENV_PREFIX}{name.upper()}"
+        raw = env.get(key)
+        if raw is None or raw == "":
+            continue
+        if raw.lower() in _TRUE:
+            values[name] = True
+        elif raw.lower() in _FALSE:
+            values[name] = False
+        else:
+            problems.append(f"{key}={raw!r}: expected 1/0, true/false, yes/no or on/off")
+    return values, problems
+
+
+def load_settings(
+    cli: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+) -> Settings:
+    """Merge the sources by precedence. `cli` holds only flags the user typed (None = not typed)."""
+    environ = os.environ if env is None else env
+    path = config_path(environ)
+    from_file, file_problems = _read_config(path)
+    from_env, env_problems = _read_env(environ)
+    from_cli = {key: value for key, value in (cli or {}).items() if value is not None}
+    merged: dict[str, Any] = {**from_file, **from_env, **from_cli}
+    return Settings(**merged, config_file=path, notices=tuple(file_problems + env_problems))
+
+
+def save_theme(settings: Settings, theme: str) -> Settings:
+    """Remember the chosen theme in the user config (other keys kept). Returns the new settings."""
+    path = settings.config_file
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        loaded = None
+    except (OSError, yaml.YAMLError) as exc:
+        raise ForgeError(f"{path}: not rewritten, it does not read as YAML ({exc})") from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise ForgeError(f"{path}: not rewritten, it is not a mapping of settings")
+    data = dict(loaded or {})
+    data["theme"] = theme
+    atomic_write_text(path, dump_yaml(data))
+    return replace(settings, theme=theme)

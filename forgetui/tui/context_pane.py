@@ -1,0 +1,216 @@
+"""The compiled-context pane: a meter per section (tokens against budget, coloured by how full),
+each expandable to its exact text; the next step's preview or the context as sent at step N,
+with a diff against step N-1 saying why each memory item entered or left."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Label, Static
+
+from forgetui.tui.markup import fmt, lines
+from forgetui.tui.snapshot import ContextView, Level, SectionView, meter_level
+
+METER_WIDTH = 12
+DIFF_MARKS = {"entered": "[$success]+[/]", "left": "[$error]-[/]", "changed": "[$warning]~[/]"}
+
+
+def meter_bar(tokens: int, budget: int, width: int = METER_WIDTH) -> str:
+    """A bar of `width` cells, full at the budget; an over-budget bar is full."""
+    if budget <= 0:
+        return "░" * width
+    filled = min(width, round(width * tokens / budget))
+    if tokens > 0 and filled == 0:
+        filled = 1
+    return "█" * filled + "░" * (width - filled)
+
+
+class Meter(Static):
+    """A bar whose colour comes from the theme's meter variables, through its class."""
+
+    def show(self, tokens: int, budget: int) -> None:
+        self.update(meter_bar(tokens, budget), layout=False)
+        level: Level = meter_level(tokens, budget)
+        for name in ("ok", "warn", "over"):
+            self.set_class(level == name, f"-{name}")
+
+
+class Expandable(Vertical, can_focus=True):
+    """A line that `enter` (or a click) expands to show its full text below. The text is only
+    laid out while expanded: a collapsed section's new text costs nothing per step."""
+
+    _text = ""
+    _text_shown: str | None = None
+
+    def set_text(self, text: str) -> None:
+        self._text = text
+        if self.has_class("-expanded"):
+            self._show_text()
+
+    def _show_text(self) -> None:
+        if self._text != self._text_shown:
+            self._text_shown = self._text
+            self.query_one(".section-text", Static).update(self._text)
+
+    def toggle(self) -> None:
+        expanded = not self.has_class("-expanded")
+        if expanded:
+            self._show_text()
+        self.set_class(expanded, "-expanded")
+        self.query_one(".section-toggle", Label).update("▾" if expanded else "▸", layout=False)
+
+    def on_click(self) -> None:
+        self.focus()
+        self.toggle()
+
+
+class ContextSection(Expandable):
+    """One section: name, meter and numbers on a line; expanded, its exact text."""
+
+    def __init__(self, name: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.section_name = name
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="section-line"):
+            yield Label("▸", classes="section-toggle")
+            yield Label(self.section_name, classes="section-name")
+            yield Meter(classes="section-meter")
+            yield Label("", classes="section-numbers")
+        yield Static("", classes="section-text", markup=False)
+
+    def show(self, section: SectionView, text_note: str = "") -> None:
+        text = section.text or text_note
+        if section.compressions:
+            text = f"(compressed to fit: {', '.join(section.compressions)})\n{text}"
+        self.query_one(Meter).show(section.tokens, section.budget)
+        numbers = f"{section.tokens:>5,} / {section.budget:,}"
+        if section.compressions:
+            numbers += " ⇣"
+        self.query_one(".section-numbers", Label).update(Content(numbers), layout=False)
+        self.set_text(text)
+        self.set_class(section.level == "over", "-over-budget")
+        self.set_class(section.level == "warn", "-near-budget")
+
+
+class MessageBlock(Expandable):
+    """One of the two messages as sent."""
+
+    def __init__(self, role: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.role = role
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="section-line"):
+            yield Label("▸", classes="section-toggle")
+            yield Label(f"{self.role} message", classes="section-name")
+            yield Label("", classes="section-numbers")
+        yield Static("", classes="section-text", markup=False)
+
+    def show(self, content: str) -> None:
+        lines_count = f"{len(content.splitlines())} lines"
+        self.query_one(".section-numbers", Label).update(lines_count, layout=False)
+        self.set_text(content)
+
+
+class ContextPane(VerticalScroll):
+    """Shows a ContextView; the workbench decides which (preview or a saved step)."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.view: ContextView | None = None
+        self._problems: tuple[str, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="context-total")
+        yield Vertical(id="context-sections")
+        yield Static("", id="context-problems")
+        yield Static("", id="context-diff")
+        yield Vertical(id="context-messages")
+
+    def on_mount(self) -> None:
+        self.border_title = "compiled context"
+
+    def show_error(self, title: str, error: str) -> None:
+        self.border_title = f"compiled context: {title}"
+        self.query_one("#context-total", Static).update(fmt("[$error]$error[/]", error=error))
+
+    async def show_view(self, view: ContextView) -> None:
+        if view == self.view:
+            return
+        self.view = view
+        self.border_title = f"compiled context: {view.title}"
+        self.border_subtitle = Content("[ earlier · ] later" if view.saved else "[ as sent")
+        total = self.query_one("#context-total", Static)
+        level = view.level
+        total.update(  # one line: no layout pass (this runs after every step)
+            Content.assemble(
+                ("total", "bold"), f" {view.total_tokens:,} / {view.max_tokens:,} tokens  ",
+                ("· enter expands a section", "$text-muted"),
+            ),
+            layout=False,
+        )  # fmt: skip
+        self.set_class(level == "over" or bool(view.over_budget), "-over-budget")
+        await self._sync_sections(view)
+        problems = self.query_one("#context-problems", Static)
+        if view.over_budget != self._problems:
+            self._problems = view.over_budget
+            problems.update(
+                lines(fmt("[$error]over budget:[/] $problem", problem=p) for p in view.over_budget)
+            )
+            problems.display = bool(view.over_budget)
+        diff = self.query_one("#context-diff", Static)
+        if diff.display != view.saved:
+            diff.display = view.saved
+        if view.saved:
+            diff.update(self._diff_content(view))
+        await self._sync_messages(view)
+
+    async def _sync_sections(self, view: ContextView) -> None:
+        box = self.query_one("#context-sections", Vertical)
+        existing = {w.section_name: w for w in box.query(ContextSection)}
+        wanted = [s.name for s in view.sections]
+        if list(existing) != wanted:
+            await box.remove_children()
+            widgets = [ContextSection(name, id=f"section-{name}") for name in wanted]
+            await box.mount_all(widgets)
+            existing = {w.section_name: w for w in widgets}
+        note = "(saved per message: expand the messages below)" if view.saved else ""
+        for section in view.sections:
+            existing[section.name].show(section, note)
+
+    async def _sync_messages(self, view: ContextView) -> None:
+        box = self.query_one("#context-messages", Vertical)
+        if box.display != view.saved:
+            box.display = view.saved
+        blocks = list(box.query(MessageBlock))
+        roles = [role for role, _ in view.messages] if view.saved else []
+        if [b.role for b in blocks] != roles:
+            await box.remove_children()
+            blocks = [MessageBlock(role) for role in roles]
+            await box.mount_all(blocks)
+        for block, (_, content) in zip(blocks, view.messages, strict=False):
+            block.show(content)
+
+    @staticmethod
+    def _diff_content(view: ContextView) -> Content:
+        head = fmt("[b]changes since step $step[/]", step=view.step - 1)
+        if view.diff_error:
+            return lines([head, fmt(" [$error]$error[/]", error=view.diff_error)])
+        if not view.diff:
+            return lines([head, fmt(" [$text-muted](working memory shown unchanged)[/]")])
+        return lines(
+            [head]
+            + [
+                fmt(f" {DIFF_MARKS[entry.change]} $ref  [$text-muted]$change ($reason)[/]",
+                    ref=entry.ref, change=entry.change, reason=entry.reason)
+                for entry in view.diff
+            ]
+        )  # fmt: skip
+
+    def focused_block(self) -> Expandable | None:
+        focused = self.screen.focused
+        if isinstance(focused, Expandable) and self in focused.ancestors:
+            return focused
+        return None

@@ -1,0 +1,182 @@
+"""The escalation modal: the question, its options, the evidence (a loop's matching steps, an
+approval's pending action) and a text answer. Dismisses with the answer text the engine takes
+(`executor.answer`): free text or an option; for an approval `approve`, `reject WHY` or
+`modify {json}`; for an interrupted step `re-run` or `skip`. None when cancelled."""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static, TextArea
+
+from forgetui.engine.state import Escalation
+from forgetui.engine.yamlio import dump_yaml
+from forgetui.tui.inputs import apply_input_settings
+from forgetui.tui.markup import fmt, lines
+from forgetui.tui.snapshot import LogRow
+
+REASON_TEXT = {
+    "agent": "the agent asks",
+    "loop": "a loop was blocked",
+    "failed_approaches": "failed approaches in a row",
+    "regression": "verification regressed",
+    "max_steps": "step limit reached",
+    "max_cost": "cost limit reached",
+    "over_budget": "context over budget",
+    "model_error": "the model call failed",
+    "approval": "an action needs approval",
+    "interrupted": "a step was interrupted",
+}
+
+
+def modify_answer(args_text: str) -> str:
+    """`modify {json}` from edited arguments; raises ValueError naming the JSON problem."""
+    try:
+        args = json.loads(args_text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the arguments are not JSON: {exc.msg} (line {exc.lineno})") from None
+    if not isinstance(args, dict):
+        raise ValueError("the arguments must be a JSON object")
+    return "modify " + json.dumps(args, ensure_ascii=False)
+
+
+class EscalationScreen(ModalScreen[str | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "close", id="escalation-close"),
+    ]
+
+    def __init__(self, escalation: Escalation, recent: tuple[LogRow, ...] = ()) -> None:
+        super().__init__()
+        self.escalation = escalation
+        self.recent = recent
+
+    @property
+    def is_approval(self) -> bool:
+        return self.escalation.reason == "approval" and self.escalation.pending_action is not None
+
+    def compose(self) -> ComposeResult:
+        esc = self.escalation
+        with Vertical(id="escalation-dialog", classes="dialog"):
+            yield Label(
+                f"Escalation at step {esc.step}: {REASON_TEXT.get(esc.reason, esc.reason)}",
+                classes="dialog-title",
+            )
+            yield Static(esc.question, id="escalation-question", markup=False)
+            with VerticalScroll(id="escalation-body"):
+                if self.is_approval:
+                    yield from self._compose_approval()
+                elif esc.options:
+                    yield Label("Options", classes="dialog-heading")
+                    with Horizontal(id="escalation-options", classes="buttons"):
+                        for index, option in enumerate(esc.options):
+                            yield Button(Content(option), id=f"option-{index}", classes="option")
+                if esc.evidence:
+                    heading = "Matching steps" if esc.reason == "loop" else "Evidence"
+                    yield Label(heading, classes="dialog-heading")
+                    yield Static(
+                        lines(fmt(" • $line", line=line) for line in esc.evidence),
+                        id="escalation-evidence",
+                    )
+                if self.recent:
+                    yield Label("What led here", classes="dialog-heading")
+                    yield Static(
+                        lines(
+                            fmt(" $step $action $result: $summary", step=f"{row.step:>4}",
+                                action=row.action, result=row.result, summary=row.summary)
+                            for row in self.recent
+                        ),
+                        id="escalation-recent",
+                    )  # fmt: skip
+            yield Static("", id="escalation-error")
+            placeholder = (
+                "approve | reject WHY | modify {json}" if self.is_approval else "type an answer"
+            )
+            yield Input(placeholder=placeholder, id="escalation-answer")
+            yield Label("enter answers · escape closes without answering", classes="dialog-hint")
+
+    def _compose_approval(self) -> ComposeResult:
+        pending = self.escalation.pending_action
+        assert pending is not None
+        yield Label("Pending action", classes="dialog-heading")
+        yield Static(
+            fmt(
+                "[b]$action[/]\n$args", action=pending.action, args=dump_yaml(pending.args).rstrip()
+            ),
+            id="escalation-pending",
+        )
+        with Horizontal(id="approval-buttons", classes="buttons"):
+            yield Button("Approve", id="approve", variant="success")
+            yield Button("Edit arguments", id="edit", variant="primary")
+            yield Button("Reject", id="reject", variant="error")
+        editor = TextArea(
+            json.dumps(pending.args, indent=2, ensure_ascii=False),
+            id="modify-args",
+            language=None,
+            soft_wrap=True,
+        )
+        editor.display = False
+        yield editor
+        save = Button("Run with these arguments", id="modify", variant="primary")
+        save.display = False
+        yield save
+
+    def on_mount(self) -> None:
+        apply_input_settings(self)
+        self.query_one("#escalation-answer", Input).focus()
+
+    def _error(self, text: str) -> None:
+        error = self.query_one("#escalation-error", Static)
+        error.update(fmt("[$error]$text[/]", text=text))
+        error.display = bool(text)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if not text:
+            self._error("type an answer first (or press escape)")
+            return
+        if self.is_approval:
+            word = text.split(maxsplit=1)[0].lower()
+            if word == "modify":
+                try:
+                    text = modify_answer(text[len("modify") :].strip())
+                except ValueError as exc:
+                    self._error(str(exc))
+                    return
+            elif word not in ("approve", "approved", "yes", "y", "ok", "reject", "rejected",
+                              "no", "n"):  # fmt: skip
+                self._error("answer an approval with approve, reject WHY or modify {json}")
+                return
+        self.dismiss(text)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        button = event.button
+        if button.has_class("option") and button.id:
+            self.dismiss(self.escalation.options[int(button.id.removeprefix("option-"))])
+        elif button.id == "approve":
+            self.dismiss("approve")
+        elif button.id == "reject":
+            answer = self.query_one("#escalation-answer", Input)
+            reason = answer.value.strip()
+            if reason.lower().startswith("reject"):
+                reason = reason[len("reject") :].strip()
+            self.dismiss(f"reject {reason}".strip())
+        elif button.id == "edit":
+            self.query_one("#modify-args", TextArea).display = True
+            self.query_one("#modify", Button).display = True
+            self.query_one("#modify-args", TextArea).focus()
+        elif button.id == "modify":
+            try:
+                self.dismiss(modify_answer(self.query_one("#modify-args", TextArea).text))
+            except ValueError as exc:
+                self._error(str(exc))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

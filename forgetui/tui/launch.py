@@ -1,0 +1,60 @@
+"""`forgetui` and `forgetui open PATH`: resolve what to open, read the settings, build the app.
+
+PATH is a task folder, a workspace holding one task, or a sample (a bundled name or a sample
+folder), which is instantiated into a fresh run directory so the shipped copy is never touched.
+No PATH opens a fresh copy of the hello_world sample."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from forgetui.tui.app import ForgeApp
+from forgetui.tui.config import Settings, load_settings
+from forgetui.tui.session import StepSession
+from forgetui.tui.snapshot import TaskReader
+from forgetui.tui.themes import FALLBACK_THEME, ThemeSet, load_themes
+
+DEFAULT_SAMPLE = "hello_world"
+
+
+def resolve_task(path: str | None) -> Path:
+    """The task folder to open, instantiating a sample when PATH names one."""
+    from forgetui.engine.samples import find_sample, init_sample
+    from forgetui.engine.store import TaskFolder
+
+    if path is None:
+        return init_sample(DEFAULT_SAMPLE).path
+    if find_sample(path) is not None:
+        return init_sample(path).path
+    return TaskFolder.open(Path(path)).path
+
+
+def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
+    """The factory: everything the app needs is passed in, so tests build it the same way."""
+    reader = TaskReader(task, settings.model)
+    session = StepSession(task, settings.model, settings.api_base)
+    return ForgeApp(settings, themes, reader, session)
+
+
+# The executor runs in a thread of this process; Python hands the GIL to a waiting thread
+# after this long. The default 5 ms, paid several times per key press while a step computes,
+# is what makes typing lag; 1 ms keeps keys responsive at a small cost in step throughput.
+GIL_SWITCH_INTERVAL_S = 0.001
+
+
+def launch(path: str | None, model: str | None, api_base: str | None, theme: str | None) -> int:
+    import sys
+
+    from forgetui.paths import data_dir
+
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+
+    settings = load_settings({"model": model, "api_base": api_base, "theme": theme})
+    task = resolve_task(path)
+    try:
+        themes = load_themes(data_dir("themes"))
+    except FileNotFoundError as exc:
+        themes = ThemeSet((FALLBACK_THEME,), (str(exc),))
+    app = make_app(settings, task, themes)
+    result = app.run()
+    return result if isinstance(result, int) else 0

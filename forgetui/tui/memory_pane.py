@@ -1,0 +1,172 @@
+"""The working-memory pane: every item with its type, key or summary, step, tokens, expiry and
+pin mark. Working memory is bounded (max_items), so the pane renders all its rows as one
+piece of text: cheaper per step than a table widget that rebuilds its rows."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.events import Click
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from forgetui.tui.snapshot import MemoryRow
+
+# (heading, width); the summary column (width 0) takes what is left
+COLUMNS: tuple[tuple[str, int], ...] = (
+    ("", 1),
+    ("type", 6),
+    ("key / summary", 0),
+    ("step", 4),
+    ("tok", 5),
+    ("expires", 7),
+)
+RIGHT = {3, 4}
+TYPE_TEXT = {"action_result": "result", "loaded_context": "loaded"}
+
+
+def expiry_text(row: MemoryRow) -> str:
+    if row.pinned:
+        return "pinned"
+    if row.expires_in is None:
+        return "—"
+    if row.expires_in == 0:
+        return "expired"
+    return f"in {row.expires_in}"
+
+
+def _cells(row: MemoryRow) -> list[str]:
+    return [
+        "●" if row.pinned else " ",
+        TYPE_TEXT.get(row.type, row.type),
+        row.summary,
+        str(row.step) if row.step is not None else "",
+        str(row.tokens),
+        expiry_text(row),
+    ]
+
+
+def _line(cells: list[str], width: int) -> str:
+    fixed = sum(w + 1 for _, w in COLUMNS if w)
+    out = []
+    for index, (cell, (_, column)) in enumerate(zip(cells, COLUMNS, strict=True)):
+        size = column or max(8, width - fixed - 1)
+        text = cell.replace("\n", " ")
+        text = text[: size - 1] + "…" if len(text) > size else text
+        out.append(text.rjust(size) if index in RIGHT else text.ljust(size))
+    return " ".join(out)
+
+
+class MemoryList(Widget, can_focus=True):
+    """The rows, with a cursor; the cursor stays on its item (by ref) across refreshes."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"memory--header", "memory--cursor", "memory--hidden"}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1)", "up", show=False),
+        Binding("down", "move(1)", "down", show=False),
+        Binding("home", "move(-1000)", "first", show=False),
+        Binding("end", "move(1000)", "last", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0)
+
+    class CursorMoved(Message):
+        """The selected item changed (what applies to it may have)."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.rows: tuple[MemoryRow, ...] = ()
+
+    @property
+    def selected(self) -> MemoryRow | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    def set_rows(self, rows: tuple[MemoryRow, ...]) -> None:
+        previous = self.selected
+        grew = len(rows) != len(self.rows)
+        self.rows = rows
+        refs = [row.ref for row in rows]
+        if previous is not None and previous.ref in refs:
+            self.cursor = refs.index(previous.ref)
+        else:
+            self.cursor = max(0, min(self.cursor, len(rows) - 1))
+        self.refresh(layout=grew)
+        self.post_message(self.CursorMoved())
+
+    def render(self) -> Text:
+        width = self.size.width
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(_line([name for name, _ in COLUMNS], width),
+                    self.get_component_rich_style("memory--header"))  # fmt: skip
+        cursor_style = self.get_component_rich_style("memory--cursor")
+        hidden = self.get_component_rich_style("memory--hidden")
+        for index, row in enumerate(self.rows):
+            style = Style() if row.visible else hidden
+            if index == self.cursor and self.has_focus:
+                style += cursor_style
+            elif index == self.cursor:
+                style += Style(bold=True)
+            text.append("\n")
+            text.append(_line(_cells(row), width).ljust(width), style)
+        return text
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return len(self.rows) + 1
+
+    def action_move(self, delta: int) -> None:
+        if self.rows:
+            self.cursor = max(0, min(len(self.rows) - 1, self.cursor + delta))
+
+    def watch_cursor(self) -> None:
+        self.refresh()
+        self.post_message(self.CursorMoved())
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def on_click(self, event: Click) -> None:
+        if 1 <= event.y <= len(self.rows):
+            self.cursor = event.y - 1
+
+
+class MemoryPane(Vertical):
+    def compose(self) -> ComposeResult:
+        yield MemoryList(id="memory-list")
+        yield Static(
+            "empty: action results, loaded files and notes (n) appear here", id="memory-empty"
+        )
+
+    def on_mount(self) -> None:
+        self.border_title = "working memory"
+        self.add_class("-empty")
+
+    @property
+    def list(self) -> MemoryList:
+        return self.query_one(MemoryList)
+
+    @property
+    def rows(self) -> tuple[MemoryRow, ...]:
+        return self.list.rows
+
+    @property
+    def selected(self) -> MemoryRow | None:
+        return self.list.selected
+
+    def show_rows(self, rows: tuple[MemoryRow, ...]) -> None:
+        if rows == self.list.rows:
+            return
+        self.list.set_rows(rows)
+        pinned = sum(1 for row in rows if row.pinned)
+        noun = "item" if len(rows) == 1 else "items"
+        self.border_subtitle = f"{len(rows)} {noun}, {pinned} pinned"
+        self.set_class(not rows, "-empty")

@@ -1,0 +1,133 @@
+"""Events the workbench's workers post to the UI thread. Each carries immutable records; the
+worker that posts them never touches a widget.
+
+The step chain: StepStarted -> StepProgress* -> StepRecorded (+ EscalationRaised) | StepFailed.
+Chatty ones (progress, file changes, snapshots) replace a queued predecessor of the same kind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:  # the executor loads with the first step, not with the app
+    from forgetui.engine.executor import StepEvent, StepReport
+    from forgetui.engine.state import Escalation
+    from forgetui.tui.snapshot import ContextView, LogRow, RecordDetail, TaskSnapshot
+
+
+@dataclass
+class StepStarted(Message):
+    """The executor worker began step `step`."""
+
+    step: int
+
+
+@dataclass
+class StepProgress(Message):
+    """A stage inside the step in flight (context, model, execute, verify)."""
+
+    event: StepEvent
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, StepProgress)
+
+
+@dataclass
+class StepRecorded(Message):
+    """The step finished and everything about it is on disk."""
+
+    report: StepReport
+
+
+@dataclass
+class EscalationRaised(Message):
+    """The step just recorded left the task waiting for the operator."""
+
+    escalation: Escalation
+
+
+@dataclass
+class StepFailed(Message):
+    """The step could not run (refused by the engine, or an unexpected error)."""
+
+    title: str
+    error: str
+
+
+@dataclass
+class ExecutorNotice(Message):
+    """Something the executor repaired when it opened (a torn record, an interrupted step)."""
+
+    text: str
+
+
+@dataclass
+class SnapshotLoaded(Message):
+    snapshot: TaskSnapshot
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SnapshotLoaded)
+
+
+@dataclass
+class SnapshotFailed(Message):
+    """A state file did not read (an editor saved it half-done, say); the last good view stays."""
+
+    error: str
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SnapshotFailed)
+
+
+@dataclass
+class TaskFilesChanged(Message):
+    """Another program (or our executor) changed the task folder."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, TaskFilesChanged)
+
+
+@dataclass
+class LogWindowNeeded(Message):
+    """The action log pane scrolled to rows [first, end) it has not loaded yet."""
+
+    first: int
+    end: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LogWindowNeeded)
+
+
+@dataclass
+class LogRowsLoaded(Message):
+    start: int
+    rows: tuple[LogRow, ...]
+
+
+@dataclass
+class OperatorDone(Message):
+    """An operator change (pin, evict, note, edit, answer) is on disk."""
+
+    text: str
+
+
+@dataclass
+class DetailLoaded(Message):
+    detail: RecordDetail
+
+
+@dataclass
+class SavedContextLoaded(Message):
+    """The context as sent at `step` (view), or why it cannot be shown (error)."""
+
+    step: int
+    view: ContextView | None
+    error: str | None = None
+
+
+@dataclass
+class ThemeSaved(Message):
+    theme: str
+    error: str | None = None

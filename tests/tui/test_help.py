@@ -1,0 +1,83 @@
+"""One command table feeds the footer, the help screen and the palette: every key of DESIGN.md
+section 8 is in the footer, help lists them all, the palette offers only what applies now, and
+a user keymap remaps a binding by its id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from forgetui.tui.app import ForgeApp
+from forgetui.tui.commands import COMMANDS
+from forgetui.tui.escalation import EscalationScreen
+from forgetui.tui.footer import KeyFooter
+from forgetui.tui.help import HelpScreen
+
+from .conftest import SIZE, press, screen_text, settle, type_into
+
+pytestmark = pytest.mark.anyio
+
+DESIGN_KEYS = {"space", "s", "a", "p", "x", "n", "enter", "t", "?", "q", "^p"}
+
+
+def palette_titles(app: ForgeApp) -> set[str]:
+    return {command.title for command in app.get_system_commands(app.screen)}
+
+
+async def test_footer_holds_every_key_and_dims_what_does_not_apply(
+    workbench: Callable[..., ForgeApp], quick_hello: Path
+) -> None:
+    app = workbench(quick_hello)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        footer = app.workbench.query_one(KeyFooter)
+        shown = {key.display for key in footer.keys} | {footer.palette.display}  # type: ignore[union-attr]
+        assert shown >= DESIGN_KEYS
+        enabled = {key.description: key.enabled for key in footer.keys}
+        assert enabled["step"] and enabled["run/pause"] and enabled["note"]
+        assert not enabled["answer"]  # no escalation now
+        assert "space run/pause" in screen_text(app).splitlines()[-1]
+
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        for command in COMMANDS:
+            assert command.title in text
+        assert "Answer the escalation  (not now)" in text
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_palette_offers_only_what_applies_now(
+    workbench: Callable[..., ForgeApp],
+) -> None:
+    app = workbench("escalation")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = palette_titles(app)
+        assert {"Single step", "Run / pause", "Add a note", "Next theme", "Quit"} <= titles
+        assert "Answer the escalation" not in titles
+        assert "Later context" not in titles
+        await press(pilot, "s")  # escalates
+        titles = palette_titles(app)
+        assert "Answer the escalation" in titles
+        assert "Single step" not in titles
+        assert "Earlier context" in titles
+
+
+async def test_a_keymap_remaps_a_command_by_id(workbench: Callable[..., ForgeApp]) -> None:
+    app = workbench("escalation", keymap={"step": "j"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "s")
+        assert app.workbench.snapshot is not None and app.workbench.snapshot.step == 0
+        await press(pilot, "j")
+        assert app.workbench.snapshot.step == 1
+        await press(pilot, "ctrl+p")  # the palette runs commands too
+        await type_into(pilot, "answer")
+        await press(pilot, "enter")
+        assert isinstance(app.screen, EscalationScreen)
+        footer = app.workbench.query_one(KeyFooter)
+        assert "j" in {key.display for key in footer.keys}
