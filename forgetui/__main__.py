@@ -1,3 +1,5 @@
 from forgetui.cli import main
 
-raise SystemExit(main())
+# Guarded: the engine's child process (multiprocessing "spawn") imports this module again.
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -20,7 +20,7 @@ from forgetui.tui.commands import COMMANDS, Command, bindings
 from forgetui.tui.config import Settings, save_theme
 from forgetui.tui.help import HelpScreen
 from forgetui.tui.messages import ThemeSaved
-from forgetui.tui.session import StepSession
+from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader
 from forgetui.tui.themes import DEFAULT_THEME, METER_VARIABLES, ThemeSet
 from forgetui.tui.workbench import WorkbenchScreen
@@ -35,7 +35,7 @@ class ForgeApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
 
     def __init__(
-        self, settings: Settings, themes: ThemeSet, reader: TaskReader, session: StepSession
+        self, settings: Settings, themes: ThemeSet, reader: TaskReader, session: Session
     ) -> None:
         super().__init__()
         self.settings = settings

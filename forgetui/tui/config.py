@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -37,6 +37,9 @@ class Settings:
     clock: bool = True  # show how long the step in flight has been running
     cursor_blink: bool = True  # text cursors in dialogs blink
     keymap: Mapping[str, str] = field(default_factory=dict)  # binding id -> key(s)
+    # "process": the executor lives in a child process (the default: a step's CPU work never
+    # competes with the UI for the GIL); "thread": in a worker thread of this process.
+    engine: Literal["process", "thread"] = "process"
     config_file: Path = Path(CONFIG_FILE)
     notices: tuple[str, ...] = ()  # problems met while reading settings, for the operator
 
@@ -53,6 +56,7 @@ class ConfigFile(BaseModel):
     clock: bool | None = None
     cursor_blink: bool | None = None
     keymap: dict[str, str] | None = None
+    engine: Literal["process", "thread"] | None = None
 
 
 def config_path(env: Mapping[str, str]) -> Path:
@@ -85,10 +89,14 @@ def _read_config(path: Path) -> tuple[dict[str, Any], list[str]]:
 def _read_env(env: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     values: dict[str, Any] = {}
     problems: list[str] = []
-    for name in ("theme", "model", "api_base"):
+    for name in ("theme", "model", "api_base", "engine"):
         value = env.get(f"{ENV_PREFIX}{name.upper()}")
         if value:
             values[name] = value
+    engine = values.get("engine")
+    if engine is not None and engine not in ("process", "thread"):
+        problems.append(f"{ENV_PREFIX}ENGINE={engine!r}: expected process or thread")
+        del values["engine"]
     for name in ("watch", "clock"):
         key = f"{ENV_PREFIX}{name.upper()}"
         raw = env.get(key)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.config import Settings, load_settings
-from forgetui.tui.session import StepSession
+from forgetui.tui.session import EngineProcess, Session, StepSession
 from forgetui.tui.snapshot import TaskReader
 from forgetui.tui.themes import FALLBACK_THEME, ThemeSet, load_themes
 
@@ -31,14 +31,18 @@ def resolve_task(path: str | None) -> Path:
 
 def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
     """The factory: everything the app needs is passed in, so tests build it the same way."""
-    reader = TaskReader(task, settings.model)
-    session = StepSession(task, settings.model, settings.api_base)
+    session: Session
+    if settings.engine == "process":
+        session = EngineProcess(task, settings.model, settings.api_base)
+    else:
+        session = StepSession(task, settings.model, settings.api_base)
+    reader = TaskReader(task, settings.model, owns_lock=session.owns_lock)
     return ForgeApp(settings, themes, reader, session)
 
 
-# The executor runs in a thread of this process; Python hands the GIL to a waiting thread
-# after this long. The default 5 ms, paid several times per key press while a step computes,
-# is what makes typing lag; 1 ms keeps keys responsive at a small cost in step throughput.
+# The reader (and, with engine "thread", the executor) run in threads of this process; Python
+# hands the GIL to a waiting thread after this long. The default 5 ms, paid several times per
+# key press while a thread computes, makes typing lag; 1 ms keeps keys responsive.
 GIL_SWITCH_INTERVAL_S = 0.001
 
 

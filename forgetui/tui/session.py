@@ -4,11 +4,17 @@ so a workbench that only watches never keeps a headless run from starting."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
+from forgetui.engine.errors import ForgeError
 from forgetui.engine.store import TaskFolder
 
 if TYPE_CHECKING:
@@ -31,6 +37,23 @@ def _typed(text: str) -> Callable[[str], str]:
     return reply
 
 
+class Session(Protocol):
+    """What the workbench needs from its writer, in process or in a child process."""
+
+    @property
+    def human(self) -> bool: ...
+    def owns_lock(self, pid: int) -> bool: ...
+    def step(
+        self, observer: Callable[[StepEvent], None], human_text: str | None = None
+    ) -> tuple[StepReport, list[str]]: ...
+    def answer(self, text: str) -> str: ...
+    def pin(self, ref: str, pinned: bool) -> str: ...
+    def evict(self, ref: str) -> str: ...
+    def edit(self, ref: str, content: str) -> str: ...
+    def note(self, text: str) -> str: ...
+    def close(self) -> None: ...
+
+
 class StepSession:
     """One writer per task: this process's executor and operator changes, one call at a time."""
 
@@ -44,6 +67,10 @@ class StepSession:
     @property
     def human(self) -> bool:
         return (self.model_spec or self.folder.spec.model) == HUMAN
+
+    def owns_lock(self, pid: int) -> bool:
+        """In-process: the lock is ours exactly when its pid is this process's."""
+        return False
 
     def _model(self, human_text: str | None = None) -> Model:
         from forgetui.engine.runner import model_for  # with the first step: it loads the executor
@@ -105,3 +132,142 @@ class StepSession:
             if self._executor is not None:
                 self._executor.close()
                 self._executor = None
+
+
+# --- the engine in a child process -------------------------------------------------------------
+
+
+class EngineProcess:
+    """StepSession's interface, served by a child process that owns the executor.
+
+    Keeps every CPU-heavy part of a step (compiling, YAML, tiktoken, importing litellm) off the
+    TUI process's threads, so keys repaint while steps run back to back. The child holds the
+    task lock; `owns_lock(pid)` lets the reader tell it from another program's run. One call at
+    a time; the worker thread that makes it waits on a pipe, which costs the UI nothing."""
+
+    def __init__(self, path: Path, model: str | None, api_base: str | None) -> None:
+        self.folder = TaskFolder.open(path)
+        self.model_spec = model
+        self.api_base = api_base
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._conn: Connection | None = None
+
+    @property
+    def human(self) -> bool:
+        return (self.model_spec or self.folder.spec.model) == HUMAN
+
+    def owns_lock(self, pid: int) -> bool:
+        proc = self._proc
+        return proc is not None and proc.pid == pid
+
+    def _start(self) -> Connection:
+        if self._conn is not None and self._proc is not None and self._proc.poll() is None:
+            return self._conn
+        parent, child = socket.socketpair()
+        log = self.folder.path / "artifacts" / "engine.log"  # the child's stderr, for crashes
+        with log.open("ab") as stderr:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "forgetui.tui.session", str(child.fileno()),
+                 str(self.folder.path), self.model_spec or "", self.api_base or ""],
+                pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=stderr,
+                start_new_session=True,  # the terminal's signals are the TUI's, not the engine's
+            )  # fmt: skip
+        child.close()
+        self._proc, self._conn = proc, Connection(parent.detach())
+        return self._conn
+
+    def _call(
+        self, method: str, *args: Any, observer: Callable[[StepEvent], None] | None = None
+    ) -> Any:
+        with self._lock:
+            conn = self._start()
+            try:
+                conn.send((method, args))
+                while True:
+                    kind, payload = conn.recv()
+                    if kind == "event":
+                        if observer is not None:
+                            observer(payload)
+                    elif kind == "result":
+                        return payload
+                    else:
+                        raise ForgeError(payload)
+            except (EOFError, OSError):
+                code = self._proc.poll() if self._proc is not None else None
+                self._conn = None
+                raise ForgeError(
+                    f"the engine process stopped (exit code {code}); the next step resumes "
+                    "from what was recorded"
+                ) from None
+
+    def step(
+        self, observer: Callable[[StepEvent], None], human_text: str | None = None
+    ) -> tuple[StepReport, list[str]]:
+        result: tuple[StepReport, list[str]] = self._call("step", human_text, observer=observer)
+        return result
+
+    def answer(self, text: str) -> str:
+        return str(self._call("answer", text))
+
+    def pin(self, ref: str, pinned: bool) -> str:
+        return str(self._call("pin", ref, pinned))
+
+    def evict(self, ref: str) -> str:
+        return str(self._call("evict", ref))
+
+    def edit(self, ref: str, content: str) -> str:
+        return str(self._call("edit", ref, content))
+
+    def note(self, text: str) -> str:
+        return str(self._call("note", text))
+
+    def close(self) -> None:
+        """Ask the child to release the lock and exit; wait briefly, then make sure."""
+        with self._lock:
+            proc, conn = self._proc, self._conn
+            self._proc = self._conn = None
+            if conn is not None:
+                with contextlib.suppress(OSError, EOFError):
+                    conn.send(None)
+                    conn.recv()
+                conn.close()
+            if proc is not None:
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=5)
+
+
+def _serve(conn: Connection, path: str, model: str | None, api_base: str | None) -> None:
+    """The child: one StepSession, commands from the socket until None or the parent is gone."""
+    session = StepSession(Path(path), model, api_base)
+    try:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                return
+            if message is None:
+                session.close()
+                conn.send(("result", None))
+                return
+            method, args = message
+            try:
+                if method == "step":
+                    result: Any = session.step(lambda event: conn.send(("event", event)), *args)
+                else:
+                    result = getattr(session, method)(*args)
+                conn.send(("result", result))
+            except ForgeError as exc:
+                conn.send(("error", exc.message))
+            except Exception as exc:  # reported to the operator; the child keeps serving
+                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        session.close()
+
+
+if __name__ == "__main__":
+    _serve(Connection(int(sys.argv[1])), sys.argv[2], sys.argv[3] or None, sys.argv[4] or None)

@@ -8,6 +8,7 @@ is read by index windows (ActionLog.records) and by its tail."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -258,9 +259,13 @@ def _memory_summary(item_type: str, key: str | None, content: Any) -> str:
 class TaskReader:
     """Builds views of one task folder. Thread-safe: one read at a time."""
 
-    def __init__(self, path: Path, model: str | None = None) -> None:
+    def __init__(
+        self, path: Path, model: str | None = None,
+        owns_lock: Callable[[int], bool] = lambda pid: False,
+    ) -> None:  # fmt: skip
         self.folder = TaskFolder.open(path)
         self.model = model
+        self.owns_lock = owns_lock  # our own engine process holds the lock: not read-only
         self._lock = threading.Lock()
 
     @property
@@ -326,7 +331,11 @@ class TaskReader:
         tail = tuple(log_row(start + i, r) for i, r in enumerate(folder.log.records(start, count)))
         holder_info = folder.lock.holder()
         holder = None
-        if holder_info is not None and not holder_info.is_mine:
+        if (
+            holder_info is not None
+            and not holder_info.is_mine
+            and not self.owns_lock(holder_info.pid)
+        ):
             holder = LockHolder(holder_info.pid, holder_info.command)
         return TaskSnapshot(
             task_id=spec.id,

@@ -44,7 +44,7 @@ from forgetui.tui.messages import (
     StepStarted,
     TaskFilesChanged,
 )
-from forgetui.tui.session import StepSession
+from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 from forgetui.tui.task_frame import TaskFramePane
 from forgetui.tui.verification import VerificationPane
@@ -71,7 +71,7 @@ def _is_task_file(_change: object, path: str) -> bool:
 class WorkbenchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings("screen")  # type: ignore[assignment]
 
-    def __init__(self, reader: TaskReader, session: StepSession, settings: Settings) -> None:
+    def __init__(self, reader: TaskReader, session: Session, settings: Settings) -> None:
         super().__init__(id="workbench")
         self.reader = reader
         self.session = session

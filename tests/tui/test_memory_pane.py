@@ -97,7 +97,7 @@ async def test_memory_commands_wait_while_a_step_runs(
     workbench: Callable[..., ForgeApp], quick_hello: Path, gated: Callable[..., list]
 ) -> None:
     models = gated()
-    app = workbench(quick_hello)
+    app = workbench(quick_hello, engine="thread")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "n", "escape")
