@@ -101,6 +101,11 @@ def _left_reason(folder: TaskFolder, ref: str, step: int, ops: dict[str, list[st
     unpinned past it), else FIFO eviction by a newer item."""
     if "evict" in ops.get(ref, []):
         return "operator"
+    if step > 1 and folder.context_path(step - 1).is_file():
+        expires = folder.load_saved_context(step - 1).get("memory_expires")
+        if isinstance(expires, dict):  # recorded since the executor saves it: no guessing
+            end = expires.get(ref)
+            return "expired" if isinstance(end, int) and end <= step else "evicted"
     if not _is_loaded_item(ref):
         return "evicted"
     shown = 0

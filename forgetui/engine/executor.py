@@ -250,6 +250,12 @@ class Executor:
                 "total_tokens": ctx.total_tokens,
                 "sections": {s.name: s.tokens for s in ctx.sections},
                 "memory_refs": list(ctx.memory_refs),
+                # the step from which each expiring item is gone, so a diff can say "expired"
+                "memory_expires": {
+                    item.ref: end
+                    for item in memory.items
+                    if (end := item.expires_at(number)) is not None
+                },
             },
         )
         self._emit(number, "model", self.model.name)
@@ -327,7 +333,7 @@ class Executor:
                 pending=PendingAction(action=st.action, args=st.args),
             )
             st.state.status = "escalated"
-            st.memory = st.memory  # nothing ran; only the wait is saved
+            _add_usage(st.state, st.reply)  # the model was called; its cost counts now
             self.folder.save_state(st.state)
             return self._report(
                 st, result="escalated", summary=f"waiting for approval of {st.action}"
@@ -601,17 +607,7 @@ class Executor:
             st.memory, wm.MemoryItem(type="action_result", step=st.number, content=content)
         )
         # state
-        reply = st.reply
-        if reply is not None:
-            totals = state.totals
-            state.totals = totals.model_copy(
-                update={
-                    "prompt_tokens": totals.prompt_tokens + reply.prompt_tokens,
-                    "completion_tokens": totals.completion_tokens + reply.completion_tokens,
-                    "cost_usd": round(totals.cost_usd + reply.cost, 6),
-                    "model_calls": totals.model_calls + 1,
-                }
-            )
+        _add_usage(state, st.reply)
         if st.ctx is not None:
             state.last_context_tokens = st.ctx.total_tokens
         failed = st.result in ("failure", "error")
@@ -696,6 +692,20 @@ class Executor:
     def _emit(self, step: int, stage: str, detail: str = "") -> None:
         if self.observer is not None:
             self.observer(StepEvent(step, stage, detail))
+
+
+def _add_usage(state: TaskState, reply: ModelReply | None) -> None:
+    if reply is None:
+        return
+    totals = state.totals
+    state.totals = totals.model_copy(
+        update={
+            "prompt_tokens": totals.prompt_tokens + reply.prompt_tokens,
+            "completion_tokens": totals.completion_tokens + reply.completion_tokens,
+            "cost_usd": round(totals.cost_usd + reply.cost, 6),
+            "model_calls": totals.model_calls + 1,
+        }
+    )
 
 
 # --- the operator's side ---------------------------------------------------------------------

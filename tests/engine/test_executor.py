@@ -148,6 +148,7 @@ def test_confirm_writes_waits_for_the_operator(
         assert ex.step().action == "note"  # the script continues where it was
     state = folder.load_state()
     assert state.decisions[0].answer == verdict
+    assert state.totals.model_calls == 2  # the approved call counted once, the note once
     results = [r for r in folder.log.iter_records() if r.kind == "result"]
     assert [r.step for r in results] == [1, 2]
 
