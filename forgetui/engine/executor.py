@@ -22,6 +22,7 @@ from forgetui.engine.actions import (
     execute,
     validate_args,
 )
+from forgetui.engine.answers import first_word, resolution_for
 from forgetui.engine.api import context_inputs, effective_phase
 from forgetui.engine.catalog import ACTIONS, actions_of
 from forgetui.engine.clock import now_iso
@@ -715,8 +716,6 @@ def answer(folder: TaskFolder, text: str) -> Decision:
     """Answer the pending escalation. The answer is an immutable decision in state.yaml, shown in
     every later context. For an approval, 'approve' / 'reject [why]' / 'modify {json args}';
     for an interrupted step, 're-run' / 'skip'."""
-    import json
-
     text = text.strip()
     if not text:
         raise ForgeError("an answer needs some text")
@@ -725,33 +724,8 @@ def answer(folder: TaskFolder, text: str) -> Decision:
         pending = state.pending_escalation
         if pending is None:
             raise ForgeError(f"task {state.task_id} has no pending escalation to answer")
-        word = text.split(maxsplit=1)[0].lower().rstrip(":,")
-        rest = text[len(word) :].strip(" :,")
-        resolution: Resolution | None = None
-        if pending.reason == "approval":
-            if word in ("approve", "approved", "yes", "y", "ok"):
-                resolution = Resolution(kind="approve", step=pending.step)
-            elif word in ("reject", "rejected", "no", "n"):
-                resolution = Resolution(kind="reject", step=pending.step, reason=rest or None)
-            elif word == "modify":
-                try:
-                    args = json.loads(rest)
-                except json.JSONDecodeError as exc:
-                    raise ForgeError(f"modify needs the new arguments as JSON: {exc}") from None
-                if not isinstance(args, dict):
-                    raise ForgeError("modify needs a JSON object of arguments")
-                resolution = Resolution(kind="modify", step=pending.step, args=args)
-            else:
-                raise ForgeError(
-                    "answer an approval with approve, reject [reason] or modify {json args}"
-                )
-        elif pending.reason == "interrupted":
-            if word in ("re-run", "rerun", "retry"):
-                resolution = Resolution(kind="rerun", step=pending.step)
-            elif word == "skip":
-                resolution = Resolution(kind="skip", step=pending.step)
-            else:
-                raise ForgeError("answer an interrupted step with re-run or skip")
+        resolution = resolution_for(pending, text)
+        word = first_word(text)
         status = "paused"
         if word == "abort" and pending.reason != "approval":
             status = "aborted"

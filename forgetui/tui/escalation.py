@@ -15,6 +15,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
+from forgetui.engine.answers import modify_answer, resolution_for
+from forgetui.engine.errors import ForgeError
 from forgetui.engine.state import Escalation
 from forgetui.engine.yamlio import dump_yaml
 from forgetui.tui.inputs import apply_input_settings
@@ -33,17 +35,6 @@ REASON_TEXT = {
     "approval": "an action needs approval",
     "interrupted": "a step was interrupted",
 }
-
-
-def modify_answer(args_text: str) -> str:
-    """`modify {json}` from edited arguments; raises ValueError naming the JSON problem."""
-    try:
-        args = json.loads(args_text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the arguments are not JSON: {exc.msg} (line {exc.lineno})") from None
-    if not isinstance(args, dict):
-        raise ValueError("the arguments must be a JSON object")
-    return "modify " + json.dumps(args, ensure_ascii=False)
 
 
 class EscalationScreen(ModalScreen[str | None]):
@@ -141,18 +132,11 @@ class EscalationScreen(ModalScreen[str | None]):
         if not text:
             self._error("type an answer first (or press escape)")
             return
-        if self.is_approval:
-            word = text.split(maxsplit=1)[0].lower()
-            if word == "modify":
-                try:
-                    text = modify_answer(text[len("modify") :].strip())
-                except ValueError as exc:
-                    self._error(str(exc))
-                    return
-            elif word not in ("approve", "approved", "yes", "y", "ok", "reject", "rejected",
-                              "no", "n"):  # fmt: skip
-                self._error("answer an approval with approve, reject WHY or modify {json}")
-                return
+        try:
+            resolution_for(self.escalation, text)  # the engine's own grammar, checked here
+        except ForgeError as exc:
+            self._error(exc.message)
+            return
         self.dismiss(text)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -175,8 +159,8 @@ class EscalationScreen(ModalScreen[str | None]):
         elif button.id == "modify":
             try:
                 self.dismiss(modify_answer(self.query_one("#modify-args", TextArea).text))
-            except ValueError as exc:
-                self._error(str(exc))
+            except ForgeError as exc:
+                self._error(exc.message)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

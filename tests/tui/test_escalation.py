@@ -12,10 +12,12 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from forgetui.engine.answers import modify_answer
+from forgetui.engine.errors import ForgeError
 from forgetui.engine.state import Escalation, PendingAction
 from forgetui.engine.store import TaskFolder
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.escalation import EscalationScreen, modify_answer
+from forgetui.tui.escalation import EscalationScreen
 
 from .conftest import QUICK_CHECKS, SIZE, custom_sample, press, screen_text, settle, type_into
 
@@ -91,7 +93,7 @@ async def test_reject_edit_and_approve_pending_actions(
         await type_into(pilot, "modify {not json")
         await press(pilot, "enter")
         assert isinstance(app.screen, EscalationScreen)  # refused in the modal
-        assert "the arguments are not JSON" in screen_text(app)
+        assert "modify needs the new arguments as JSON" in screen_text(app)
         app.screen.query_one("#escalation-answer").value = "reject keep it simple"  # type: ignore[attr-defined]
         await press(pilot, "enter", "s")
         assert not workspace_file(app, "hello.py").exists()
@@ -160,7 +162,7 @@ async def test_an_approval_answer_must_be_one_the_engine_takes() -> None:
 
 def test_modify_answer_is_the_engine_form() -> None:
     assert modify_answer('{"path": "a.py"}') == 'modify {"path": "a.py"}'
-    with pytest.raises(ValueError, match="JSON object"):
+    with pytest.raises(ForgeError, match="JSON object"):
         modify_answer("[1, 2]")
 
 
