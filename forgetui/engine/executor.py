@@ -189,12 +189,12 @@ class Executor:
                 update={"pending_escalation": escalation, "status": "escalated"}
             )
             self.folder.save_state(state)
-            self._sync_model(intent.step)
+            self._sync_model()
             return [f"step {intent.step} was interrupted: escalated (re-run or skip)"]
-        self._sync_model(state.step + 1)
+        self._sync_model()
         return []
 
-    def _sync_model(self, next_step: int) -> None:
+    def _sync_model(self) -> None:
         """Keep a replay script's position in step with the log after a crash."""
         sync = getattr(self.model, "sync_to_log", None)
         if sync is not None:
