@@ -100,20 +100,12 @@ limits:
     (task / "state.yaml").write_text(
         "task_id: fix-help\nphase: fix_violation\nstatus: ready\nstep: 8\n"
     )
+    # the working-memory example of DESIGN.md section 5, verbatim
+    design_memory = Path(__file__).parents[1] / "data" / "working_memory.design.yaml"
     (task / "working_memory.yaml").write_text(
-        """max_items: 5
-items:
-  - type: action_result          # action_result | loaded_context | note | decision
-    step: 8
-    content: {action: edit_file, result: success, summary: "Added help parameter"}
-    added_at: "2025-12-31T12:00:00Z"
-  - type: loaded_context
-    key: "full_file:cli/commands/spec.py"
-    content: "def spec(): ...  # loaded by hand"
-    added_at: "2025-12-31T12:01:00Z"
-    expires_after_steps: 3       # removed 3 steps after it was added
-    pinned: false                # pinned items are never evicted nor expired
-"""
+        design_memory.read_text().replace(
+            'content: "..."', 'content: "def spec(): ...  # loaded by hand"'
+        )
     )
     (task / "actions.yaml").write_text("")
     return task

@@ -10,19 +10,7 @@ from forgetui.engine import memory as wm
 from forgetui.engine.errors import MemoryKeyError
 from forgetui.engine.yamlio import load_model
 
-DESIGN_EXAMPLE = """max_items: 5
-items:
-  - type: action_result          # action_result | loaded_context | note | decision
-    step: 8
-    content: {action: edit_file, result: success, summary: "Added help parameter"}
-    added_at: "2025-12-31T12:00:00Z"
-  - type: loaded_context
-    key: "full_file:cli/commands/spec.py"
-    content: "..."
-    added_at: "2025-12-31T12:01:00Z"
-    expires_after_steps: 3       # removed 3 steps after it was added
-    pinned: false                # pinned items are never evicted nor expired
-"""
+DESIGN_EXAMPLE = (Path(__file__).parents[1] / "data" / "working_memory.design.yaml").read_text()
 
 
 def _note(step: int, pinned: bool = False) -> wm.MemoryItem:
