@@ -133,6 +133,9 @@ class Executor:
         self.model = model
         self.observer = observer
         self.notices: list[str] = []
+        # True while a run loop steps back to back: state.yaml then says "running" between
+        # steps, so a workbench attached to this run shows what is happening.
+        self.keep_running = False
         self._opened = False
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -155,6 +158,14 @@ class Executor:
         self.notices = notices
         return notices
 
+    def settle(self) -> None:
+        """A run loop ended: a task left "running" is paused."""
+        self.keep_running = False
+        state = self.folder.load_state()
+        if state.status == "running":
+            state.status = "paused"
+            self.folder.save_state(state)
+
     def close(self) -> None:
         if self._opened:
             self.folder.release()
@@ -163,6 +174,9 @@ class Executor:
     def _recover(self) -> list[str]:
         """Bring log and state into agreement after a crash."""
         state = self.folder.load_state()
+        if state.status == "running":  # the run that said so is gone
+            state.status = "paused"
+            self.folder.save_state(state)
         logged = self.folder.log.tail(1, kinds=("result",))
         if state.last_result and (not logged or logged[0].step < state.step):
             # The step finished and state was saved, but its result never reached the log.
@@ -624,7 +638,7 @@ class Executor:
         if st.escalation is not None:
             state.pending_escalation = st.escalation
             state.status = "escalated"
-        elif state.status == "running":
+        elif state.status == "running" and not self.keep_running:
             state.status = "paused"
         state.step = st.number
         state.last_result = result.model_dump(mode="json", exclude_none=True)

@@ -35,13 +35,17 @@ def model_for(
 def run_steps(executor: Executor, max_steps: int | None = None) -> Iterator[StepReport]:
     """Step until the task is finished or escalated, or `max_steps` steps were taken."""
     taken = 0
-    while max_steps is None or taken < max_steps:
-        state = executor.folder.load_state()
-        if state.status in ("complete", "failed", "aborted") or state.pending_escalation:
-            return
-        report = executor.step()
-        taken += 1
-        yield report
+    executor.keep_running = True
+    try:
+        while max_steps is None or taken < max_steps:
+            state = executor.folder.load_state()
+            if state.status in ("complete", "failed", "aborted") or state.pending_escalation:
+                return
+            report = executor.step()
+            taken += 1
+            yield report
+    finally:
+        executor.settle()
 
 
 def run_headless(

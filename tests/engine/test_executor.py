@@ -323,3 +323,15 @@ def test_regression_escalates_naming_the_step(tmp_path: Path) -> None:
     assert reports[1].status == "escalated"
     escalation = folder.load_state().pending_escalation
     assert escalation.reason == "regression" and "step 2" in escalation.question
+
+
+def test_a_run_loop_says_running_between_steps_and_pauses_at_the_end(tmp_path: Path) -> None:
+    from forgetui.engine.runner import run_steps
+
+    folder = make_task(tmp_path, [act("note", text=f"n{i}") for i in range(3)])
+    seen = []
+    with Executor(folder, replay(folder)) as ex:
+        for _report in run_steps(ex, max_steps=2):
+            seen.append(folder.load_state().status)
+    assert seen == ["running", "running"]
+    assert folder.load_state().status == "paused"
