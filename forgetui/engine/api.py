@@ -14,7 +14,7 @@ from forgetui.engine.clock import now_iso
 from forgetui.engine.context import CompiledContext, ContextInputs, compile_context
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.records import OperatorRecord
-from forgetui.engine.state import TaskState
+from forgetui.engine.state import TaskState, Verification
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.task import Check, TaskSpec
 from forgetui.engine.yamlio import dump_yaml
@@ -89,6 +89,17 @@ def saved_context(folder: TaskFolder, step: int) -> dict[str, Any]:
     return folder.load_saved_context(step)
 
 
+def verification_json(verification: Verification) -> dict[str, Any]:
+    """The public JSON shape of verification (`status --json`, `run --json`)."""
+    return {
+        "checks": {
+            name: {"passing": check.passing, "details": check.details}
+            for name, check in verification.checks.items()
+        },
+        "ready_for_completion": verification.ready_for_completion,
+    }
+
+
 def status(folder: TaskFolder) -> dict[str, Any]:
     state = folder.load_state()
     folder.load_memory()  # a broken working_memory.yaml is reported here, not at the next step
@@ -98,13 +109,7 @@ def status(folder: TaskFolder) -> dict[str, Any]:
         "status": state.status,
         "phase": state.phase,
         "step": state.step,
-        "verification": {
-            "checks": {
-                name: {"passing": check.passing, "details": check.details}
-                for name, check in state.verification.checks.items()
-            },
-            "ready_for_completion": state.verification.ready_for_completion,
-        },
+        "verification": verification_json(state.verification),
         "pending_escalation": escalation.model_dump(mode="json", exclude_none=True)
         if escalation
         else None,
@@ -201,7 +206,3 @@ def memory_rows(folder: TaskFolder) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def task_spec(folder: TaskFolder) -> TaskSpec:
-    return folder.spec

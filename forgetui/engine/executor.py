@@ -23,7 +23,7 @@ from forgetui.engine.actions import (
     validate_args,
 )
 from forgetui.engine.answers import first_word, resolution_for
-from forgetui.engine.api import context_inputs, effective_phase
+from forgetui.engine.api import context_inputs, effective_phase, verification_json
 from forgetui.engine.catalog import ACTIONS, actions_of
 from forgetui.engine.clock import now_iso
 from forgetui.engine.context import CompiledContext, compile_context, validate_context
@@ -89,16 +89,6 @@ class StepEvent:
 
 class StepNotAllowed(ForgeError):
     title = "cannot step"
-
-
-def verification_json(verification: Verification) -> dict[str, Any]:
-    return {
-        "checks": {
-            name: {"passing": check.passing, "details": check.details}
-            for name, check in verification.checks.items()
-        },
-        "ready_for_completion": verification.ready_for_completion,
-    }
 
 
 @dataclass

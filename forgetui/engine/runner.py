@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from forgetui.engine.api import verification_json
 from forgetui.engine.errors import ForgeError
-from forgetui.engine.executor import Executor, StepEvent, StepReport, verification_json
+from forgetui.engine.executor import Executor, StepEvent, StepReport
 from forgetui.engine.llm import Model, make_model
 from forgetui.engine.store import TaskFolder
 

@@ -228,7 +228,7 @@ def test_scrubbed_env_drops_secret_names_and_values_and_keeps_the_basics() -> No
         "PATH": "/usr/bin:/bin",
         "HOME": "/home/dev",
         "LANG": "C.UTF-8",
-        "VIRTUAL_ENV": "/work/.venv",
+        "VIRTUAL_ENV": "/home/dev/project/.venv",
         "PYTHONPATH": "src",
         "PYTHON_API_KEY": "x",
         "ANTHROPIC_BASE_URL": "https://example.test",
