@@ -1,5 +1,9 @@
 # `make run` opens the app on the bundled sample; `make test` runs the whole suite.
-PY ?= python3.11
+# Any Python >= 3.11: PY if given, else the first of python3, python3.13, python3.12, python3.11
+# that is new enough.
+PY ?= $(shell for p in python3 python3.13 python3.12 python3.11 python; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+	2>/dev/null && { echo $$p; break; }; done)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -8,7 +12,7 @@ TEST_STAMP := $(VENV)/.installed-test
 .PHONY: run test lint bench clean
 
 $(BIN)/python:
-	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) (Python 3.11)"; exit 2; }
+	@test -n "$(PY)" || { echo "need Python 3.11 or newer (make PY=/path/to/python3 ...)"; exit 2; }
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 

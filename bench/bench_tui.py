@@ -65,7 +65,7 @@ def emit(**data):
     events.write(json.dumps(data) + "\n")
 
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.action_log import LogView
+from forgetui.tui.panes.action_log import LogView
 
 real_display = ForgeApp._display
 seen = {"first": True, "cursor": None, "count": None, "snapshot": False}

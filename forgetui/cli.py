@@ -5,15 +5,12 @@ Headless commands never import textual; litellm is imported only when a real mod
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from forgetui.engine.errors import ForgeError
-
-EXIT_OK, EXIT_BAD_INPUT, EXIT_ESCALATED, EXIT_FAILED = 0, 2, 3, 4
+from forgetui.engine.api import EXIT_OK, ForgeError
+from forgetui.render import print_json
 
 
 class _Parser(argparse.ArgumentParser):
@@ -21,11 +18,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise ForgeError(f"{self.prog}: {message}")
-
-
-def _print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -124,17 +116,17 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from forgetui.engine.samples import init_sample
+    from forgetui.engine import api
 
-    folder = init_sample(args.sample, into=args.into)
+    folder = api.init_sample(args.sample, into=args.into)
     print(folder.path)
     return EXIT_OK
 
 
 def _cmd_new(args: argparse.Namespace) -> int:
-    from forgetui.engine.api import create_task
+    from forgetui.engine import api
 
-    folder = create_task(
+    folder = api.create_task(
         args.workspace, args.goal, args.task_type, args.criterion, args.check_cmd, args.task_id
     )
     print(folder.path)
@@ -148,14 +140,14 @@ def _cmd_context(args: argparse.Namespace) -> int:
     if args.step is not None:
         saved = api.saved_context(folder, args.step)
         if args.json:
-            _print_json(saved)
+            print_json(saved)
         else:
             for message in saved["messages"]:
                 print(f"===== {message['role']} =====\n{message['content']}")
         return EXIT_OK
     ctx = api.preview_context(folder, args.model)
     if args.json:
-        _print_json(ctx.to_json())
+        print_json(ctx.to_json())
         return EXIT_OK
     from forgetui.render import print_context
 
@@ -169,7 +161,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
     folder = api.open_task(args.task)
     info = api.status(folder)
     if args.json:
-        _print_json(info)
+        print_json(info)
         return EXIT_OK
     from forgetui.render import print_status
 
@@ -184,7 +176,7 @@ def _cmd_log(args: argparse.Namespace) -> int:
     entries = api.log_entries(folder, args.tail)
     if args.json:
         for entry in entries:
-            _print_json(entry)
+            print_json(entry)
         return EXIT_OK
     from forgetui.render import print_log
 
@@ -201,7 +193,7 @@ def _cmd_memory(args: argparse.Namespace) -> int:
         rows = api.memory_rows(folder)
         if args.json:
             for row in rows:
-                _print_json(row)
+                print_json(row.to_json())
         else:
             from forgetui.render import print_memory
 
@@ -220,24 +212,29 @@ def _cmd_memory(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from forgetui.engine.runner import run_headless
+    from forgetui.engine import api
+    from forgetui.render import run_output
 
-    return run_headless(
+    out = run_output(as_json=args.json)
+    outcome = api.run(
         Path(args.task),
         model=args.model,
         api_base=args.api_base,
         max_steps=args.max_steps,
         until=args.until,
-        as_json=args.json,
+        on_step=out.step,
+        on_event=out.event,
+        on_notice=lambda notice: sys.stderr.write(f"forgetui: {notice}\n"),
     )
+    out.final(outcome.final)
+    return outcome.exit_code
 
 
 def _cmd_answer(args: argparse.Namespace) -> int:
     from forgetui.engine import api
-    from forgetui.engine.executor import answer
 
     folder = api.open_task(args.task)
-    decision = answer(folder, args.text)
+    decision = api.answer(folder, args.text)
     print(f"answered step {decision.step}: {decision.answer}")
     return EXIT_OK
 

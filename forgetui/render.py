@@ -1,15 +1,18 @@
-"""Human-readable CLI output (rich). JSON output lives in cli.py; this is only for eyes."""
+"""What the CLI prints: tables and lines for eyes (rich), and `run`'s live output, as JSON lines
+or a line per step with a live status line on a terminal."""
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from forgetui.engine.context import CompiledContext
+    from forgetui.engine.api import CompiledContext, MemoryRow, StepEvent, StepReport
 
 console = Console(highlight=False)
 
@@ -70,18 +73,101 @@ def print_log(entries: Iterable[dict[str, Any]]) -> None:
     console.print(table)
 
 
-def print_memory(rows: list[dict[str, Any]]) -> None:
+def print_memory(rows: list[MemoryRow]) -> None:
     table = Table()
     for column in ("ref", "type", "step", "tokens", "expires in", "pinned"):
         table.add_column(column)
     for row in rows:
-        expires = "" if row["expires_in"] is None else f"{row['expires_in']} steps"
+        expires = "" if row.expires_in is None else f"{row.expires_in} steps"
         table.add_row(
-            row["ref"],
-            row["type"],
-            str(row["step"] if row["step"] is not None else ""),
-            str(row["tokens"]),
+            row.ref,
+            row.type,
+            str(row.step if row.step is not None else ""),
+            str(row.tokens),
             expires,
-            "yes" if row["pinned"] else "",
+            "yes" if row.pinned else "",
         )
     console.print(table)
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+class RunOutput(Protocol):
+    def event(self, event: StepEvent) -> None: ...
+    def step(self, report: StepReport) -> None: ...
+    def final(self, final: dict[str, Any]) -> None: ...
+
+
+def run_output(as_json: bool) -> RunOutput:
+    return JsonRunOutput() if as_json else ConsoleRunOutput()
+
+
+class JsonRunOutput:
+    """`run --json`: a line per finished step, then the final line."""
+
+    def event(self, event: StepEvent) -> None:
+        """JSON lines carry finished steps only."""
+
+    def step(self, report: StepReport) -> None:
+        print_json(report.to_json())
+
+    def final(self, final: dict[str, Any]) -> None:
+        print_json(final)
+
+
+class ConsoleRunOutput:
+    """A line per step; on a terminal a live status line shows the stage in flight."""
+
+    def __init__(self) -> None:
+        self.console = Console(highlight=False)
+        self._status: Any = None
+
+    def event(self, event: StepEvent) -> None:
+        if not self.console.is_terminal:
+            return
+        text = f"step {event.step}: {event.stage} {event.detail}".rstrip()
+        if self._status is None:
+            self._status = self.console.status(text)
+            self._status.start()
+        else:
+            self._status.update(text)
+
+    def _stop_status(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def step(self, report: StepReport) -> None:
+        self._stop_status()
+        colour = {"success": "green", "escalated": "yellow", "blocked": "magenta"}.get(
+            report.result, "red"
+        )
+        checks = report.verification["checks"]
+        passing = sum(1 for c in checks.values() if c["passing"])
+        verdict = f"checks {passing}/{len(checks)}" if checks else "checks not run"
+        self.console.print(
+            f"[bold]{report.step:>4}[/] {report.action or '-':<22} "
+            f"[{colour}]{report.result:<9}[/] {report.summary}  "
+            f"[dim]{report.context_tokens} tok, {verdict}[/]",
+            markup=True,
+            soft_wrap=True,
+        )
+
+    def final(self, final: dict[str, Any]) -> None:
+        self._stop_status()
+        self.console.print(
+            f"[bold]{final['status']}[/] after {final['steps']} steps "
+            f"(step {final['step']}, phase {final['phase']}, ${final['cost']:.4f})"
+        )
+        escalation = final.get("pending_escalation")
+        if escalation:
+            self.console.print(
+                f"[yellow]escalated ({escalation['reason']}):[/] {escalation['question']}",
+                markup=True,
+            )
+            for option in escalation.get("options", []):
+                self.console.print(f"  - {option}", markup=False)
+            self.console.print("answer with: forgetui answer TASK TEXT", markup=False)

@@ -10,7 +10,7 @@ import json
 import os
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from forgetui.engine.clock import now_iso
-from forgetui.engine.errors import ForgeError, StateFileError
+from forgetui.engine.errors import ForgeError, StateFileError, first_error
 from forgetui.engine.records import RECORD_ADAPTER, IntentRecord, OperatorRecord, ResultRecord
 
 AnyRecord = IntentRecord | ResultRecord | OperatorRecord
@@ -99,12 +99,10 @@ def decode_line(line: bytes) -> AnyRecord:
     try:
         return RECORD_ADAPTER.validate_python(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = [str(part) for part in err["loc"]]
+        _field, loc, msg = first_error(exc)
         if loc and loc[0] == data.get("kind"):  # the union's tag, not a field
             loc = loc[1:]
-        field = ".".join(loc) or None
-        raise _BadLine(err["msg"], field) from None
+        raise _BadLine(msg, ".".join(map(str, loc)) or None) from None
 
 
 def _is_blank(line: bytes) -> bool:
@@ -357,33 +355,11 @@ class ActionLog:
         for start in range(0, count, batch):
             yield from self.records(start, min(start + batch, count))
 
-    # -- the `log --json` shape ---------------------------------------------------------------
-
     def merged(self, tail: int | None = None) -> Iterator[dict[str, Any]]:
-        """The log as `log --json` entries (DESIGN.md section 9), oldest first: all of them, or
-        the last `tail`, reading back only as far as those need."""
-        if tail is None:
-            return merge_steps(self.iter_records())
-        return iter(self._merged_tail(tail)) if tail > 0 else iter(())
+        """The log as `log --json` entries, oldest first (see log_entries.py)."""
+        from forgetui.engine.log_entries import merged
 
-    def _merged_tail(self, n: int) -> list[dict[str, Any]]:
-        """Merge a window read back from the end (2n+2 records hold n+1 entries at least), minus
-        a step its start may have cut; widen it until it yields n entries or covers the file."""
-        newest_first = self.iter_backwards()
-        window: list[AnyRecord] = []
-        want = 2 * n + 2
-        while True:
-            for record in newest_first:
-                window.append(record)
-                if len(window) >= want:
-                    break
-            else:
-                return list(merge_steps(reversed(window)))[-n:]
-            oldest_first = window[::-1]
-            entries = list(merge_steps(_drop_cut_entry(oldest_first)))
-            if len(entries) >= n:
-                return entries[-n:]
-            want *= 2
+        return merged(self, tail)
 
     def _decode(self, line: bytes, offset: int) -> AnyRecord:
         try:
@@ -422,79 +398,3 @@ def _pread(handle: Any, offset: int, size: int) -> bytes:
     handle.seek(offset)
     data: bytes = handle.read(size)
     return data
-
-
-def _drop_cut_entry(records: list[AnyRecord]) -> list[AnyRecord]:
-    """A window cut out of the log may start inside a step (its intent left outside): drop the
-    records up to the last result before the window's first intent."""
-    first_intent = next(
-        (i for i, record in enumerate(records) if isinstance(record, IntentRecord)), len(records)
-    )
-    last_result = max(
-        (i for i in range(first_intent) if isinstance(records[i], ResultRecord)), default=-1
-    )
-    return records[last_result + 1 :]
-
-
-def step_entry(intent: IntentRecord | None, result: ResultRecord | None) -> dict[str, Any]:
-    """One `log --json` step: an intent and its result merged (result `interrupted` if none)."""
-    base = result or intent
-    assert base is not None
-    return {
-        "step": base.step,
-        "action": base.action,
-        "args": (result.args if result and result.args else intent.args if intent else {}),
-        "result": result.result if result else "interrupted",
-        "summary": result.summary if result else "interrupted before its result was recorded",
-        "context_tokens": intent.context_tokens if intent else 0,
-        "prompt_tokens": intent.prompt_tokens if intent else 0,
-        "completion_tokens": intent.completion_tokens if intent else 0,
-        "cost": intent.cost if intent else 0.0,
-        "model": intent.model if intent else None,
-    }
-
-
-def operator_entry(record: OperatorRecord) -> dict[str, Any]:
-    entry: dict[str, Any] = {"operator": record.op, "step": record.step}
-    if record.key is not None:
-        entry["key"] = record.key
-    if record.text is not None:
-        entry["text"] = record.text
-    if record.detail:
-        entry["detail"] = record.detail
-    entry["at"] = record.at
-    return entry
-
-
-def merge_steps(records: Iterable[AnyRecord]) -> Iterator[dict[str, Any]]:
-    """Merge a stream of records (oldest first) into `log --json` entries, in log order.
-
-    One writer runs one step at a time, so at most one intent is open: a new intent means the
-    open one never got its result (interrupted). Operator records written while an intent is
-    open follow its entry."""
-    open_intent: IntentRecord | None = None
-    held: list[dict[str, Any]] = []  # operator entries waiting behind the open intent
-
-    def flush(result: ResultRecord | None = None) -> Iterator[dict[str, Any]]:
-        nonlocal open_intent
-        if open_intent is not None:
-            yield step_entry(open_intent, result)
-        open_intent = None
-        yield from held
-        held.clear()
-
-    for record in records:
-        if isinstance(record, IntentRecord):
-            yield from flush()
-            open_intent = record
-        elif isinstance(record, ResultRecord):
-            if open_intent is not None and open_intent.step == record.step:
-                yield from flush(record)
-            else:
-                yield from flush()
-                yield step_entry(None, record)
-        elif open_intent is not None:
-            held.append(operator_entry(record))
-        else:
-            yield operator_entry(record)
-    yield from flush()

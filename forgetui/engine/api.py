@@ -1,28 +1,119 @@
-"""The engine API both front ends call: open a task, preview its next context, read its status
-and log, and change working memory as the operator (DESIGN.md sections 4, 5, 9)."""
+"""The engine's one front door: everything the CLI and the workbench do with a task goes
+through here, and the types they need are re-exported from here (DESIGN.md sections 4, 5, 9).
+
+The rule is held by tests/test_import_contract.py: `forgetui/cli.py`, `forgetui/render.py` and
+`forgetui/tui/` import `forgetui.engine.api` and no other engine module."""
 
 from __future__ import annotations
 
-import re
-import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from forgetui.engine import memory as wm
-from forgetui.engine.clock import now_iso
-from forgetui.engine.context import CompiledContext, ContextInputs, compile_context
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.records import OperatorRecord
-from forgetui.engine.state import TaskState, Verification
+from forgetui.engine.actionlog import AnyRecord
+from forgetui.engine.answers import modify_answer, resolution_for
+from forgetui.engine.catalog import PHASES, action_target, actions_of
+from forgetui.engine.context import CompiledContext, Section, compile_context, context_inputs
+from forgetui.engine.diff import DiffEntry, context_diff
+from forgetui.engine.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_ESCALATED,
+    EXIT_FAILED,
+    EXIT_OK,
+    ForgeError,
+    first_error,
+)
+from forgetui.engine.executor import Executor, StepNotAllowed
+from forgetui.engine.llm import HumanModel, Model
+from forgetui.engine.lock import LockInfo
+from forgetui.engine.operator import add_note, answer, edit_memory, evict, pin
+from forgetui.engine.reports import StepEvent, StepReport, escalation_json, verification_json
+from forgetui.engine.runner import RunOutcome, model_for, run, run_steps
+from forgetui.engine.samples import find_sample, init_sample
+from forgetui.engine.state import FINISHED, Escalation, TaskState, Verification
 from forgetui.engine.store import TaskFolder
-from forgetui.engine.task import Check, TaskSpec
-from forgetui.engine.yamlio import dump_yaml
+from forgetui.engine.task import Plan, TaskSpec
+from forgetui.engine.views import (
+    LogRow,
+    MemoryRow,
+    RecordDetail,
+    log_row,
+    log_rows,
+    memory_rows,
+    record_detail,
+    saved_steps,
+)
+from forgetui.engine.yamlio import atomic_write_text, dump_yaml
 
-RECENT_RESULTS = 3
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_ESCALATED",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "FINISHED",
+    "AnyRecord",
+    "CompiledContext",
+    "DiffEntry",
+    "Escalation",
+    "Executor",
+    "ForgeError",
+    "LockInfo",
+    "LogRow",
+    "MemoryRow",
+    "Model",
+    "Plan",
+    "RecordDetail",
+    "RunOutcome",
+    "Section",
+    "StepEvent",
+    "StepNotAllowed",
+    "StepReport",
+    "TaskFolder",
+    "TaskSpec",
+    "TaskState",
+    "Verification",
+    "action_target",
+    "add_note",
+    "answer",
+    "atomic_write_text",
+    "check_answer",
+    "context_diff",
+    "create_task",
+    "dump_yaml",
+    "edit_memory",
+    "escalation_json",
+    "evict",
+    "find_sample",
+    "first_error",
+    "human_prompt",
+    "init_sample",
+    "lock_holder",
+    "log_count",
+    "log_entries",
+    "log_row",
+    "log_rows",
+    "memory_rows",
+    "model_for",
+    "modify_answer",
+    "open_task",
+    "phases_of",
+    "pin",
+    "preview_context",
+    "record_detail",
+    "run",
+    "run_steps",
+    "saved_context",
+    "saved_steps",
+    "status",
+    "verification_json",
+]
+
+
+# --- tasks ------------------------------------------------------------------------------------
 
 
 def open_task(path: Path | str) -> TaskFolder:
+    """A task folder, or a workspace holding exactly one task."""
     return TaskFolder.open(Path(path))
 
 
@@ -37,51 +128,27 @@ def create_task(
     """`forgetui new`: a task from a goal; each check command becomes a command check."""
     if not workspace.is_dir():
         raise ForgeError(f"--workspace {workspace}: not a directory")
-    checks = [
-        Check(name=f"check-{i}", kind="command", cmd=shlex.split(cmd))
-        for i, cmd in enumerate(check_cmds, start=1)
-    ]
-    slug = re.sub(r"[^a-z0-9]+", "-", goal.lower()).strip("-")[:40].strip("-") or "task"
-    spec = TaskSpec.model_validate(
-        {
-            "id": task_id or slug,
-            "goal": goal,
-            "task_type": task_type,
-            "success_criteria": list(criteria),
-            "checks": [check.model_dump() for check in checks],
-        }
-    )
+    spec = TaskSpec.from_goal(goal, task_type, criteria, check_cmds, task_id)
     return TaskFolder.create(workspace, spec)
 
 
-def effective_phase(folder: TaskFolder, state: TaskState) -> str:
-    """A task with `decompose: true` and no plan yet spends its first step decomposing."""
-    if folder.spec.decompose and state.plan is None:
-        return "decompose"
-    return state.phase
+def phases_of(task_type: str) -> tuple[str, ...]:
+    return PHASES[task_type]
 
 
-def context_inputs(
+def lock_holder(folder: TaskFolder) -> LockInfo | None:
+    """The live process writing this task, if any (this one included)."""
+    return folder.lock.holder()
+
+
+# --- what the next step sends, and what earlier steps sent -----------------------------------
+
+
+def preview_context(
     folder: TaskFolder, model: str | None = None, state: TaskState | None = None
-) -> ContextInputs:
-    """Everything the next step's context is compiled from, read from disk."""
-    state = state or folder.load_state()
-    phase = effective_phase(folder, state)
-    if phase != state.phase:
-        state = state.model_copy(update={"phase": phase})
-    return ContextInputs(
-        spec=folder.spec,
-        state=state,
-        memory=folder.load_memory(),
-        recent=folder.log.last_results(RECENT_RESULTS),
-        workspace=folder.workspace,
-        model=model or folder.spec.model,
-    )
-
-
-def preview_context(folder: TaskFolder, model: str | None = None) -> CompiledContext:
+) -> CompiledContext:
     """What the next step will send. Reads only; safe to call at any time."""
-    return compile_context(context_inputs(folder, model))
+    return compile_context(context_inputs(folder, model, state))
 
 
 def saved_context(folder: TaskFolder, step: int) -> dict[str, Any]:
@@ -89,120 +156,41 @@ def saved_context(folder: TaskFolder, step: int) -> dict[str, Any]:
     return folder.load_saved_context(step)
 
 
-def verification_json(verification: Verification) -> dict[str, Any]:
-    """The public JSON shape of verification (`status --json`, `run --json`)."""
-    return {
-        "checks": {
-            name: {"passing": check.passing, "details": check.details}
-            for name, check in verification.checks.items()
-        },
-        "ready_for_completion": verification.ready_for_completion,
-    }
+# --- status and log ---------------------------------------------------------------------------
 
 
 def status(folder: TaskFolder) -> dict[str, Any]:
+    """The `status --json` object."""
     state = folder.load_state()
     folder.load_memory()  # a broken working_memory.yaml is reported here, not at the next step
-    escalation = state.pending_escalation
     return {
         "task_id": state.task_id,
         "status": state.status,
         "phase": state.phase,
         "step": state.step,
         "verification": verification_json(state.verification),
-        "pending_escalation": escalation.model_dump(mode="json", exclude_none=True)
-        if escalation
-        else None,
+        "pending_escalation": escalation_json(state.pending_escalation),
     }
 
 
 def log_entries(folder: TaskFolder, tail: int | None = None) -> Iterator[dict[str, Any]]:
+    """The `log --json` lines: intent and result of each step merged, operator records."""
     return folder.log.merged(tail=tail)
 
 
-# --- operator changes to working memory -------------------------------------------------------
+def log_count(folder: TaskFolder) -> int:
+    """Records in the log now, reading only what was appended since the last call."""
+    return folder.log.refresh()
 
 
-def _record_operator(folder: TaskFolder, op: str, key: str | None, text: str | None = None) -> None:
-    step = folder.load_state().step
-    folder.log.append(OperatorRecord(step=step, at=now_iso(), op=op, key=key, text=text))
+# --- the operator -----------------------------------------------------------------------------
 
 
-def _change_memory(
-    folder: TaskFolder, change: Any, op: str, ref: str | None, text: str | None
-) -> str:
-    with folder.lock:
-        memory = folder.load_memory()
-        new_memory, resolved = change(memory)
-        folder.save_memory(new_memory)
-        _record_operator(folder, op, resolved, text)
-        return resolved
+def check_answer(escalation: Escalation, text: str) -> None:
+    """Raise ForgeError, naming the accepted forms, if `text` cannot answer `escalation`."""
+    resolution_for(escalation, text)
 
 
-def pin(folder: TaskFolder, ref: str, pinned: bool = True) -> str:
-    def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
-        item = memory.items[memory.find(ref)]
-        return wm.set_pinned(memory, ref, pinned), item.ref
-
-    return _change_memory(folder, change, "pin" if pinned else "unpin", ref, None)
-
-
-def evict(folder: TaskFolder, ref: str) -> str:
-    def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
-        new_memory, gone = wm.evict(memory, ref)
-        return new_memory, gone.ref
-
-    return _change_memory(folder, change, "evict", ref, None)
-
-
-def edit_memory(folder: TaskFolder, ref: str, content: str) -> str:
-    def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
-        item = memory.items[memory.find(ref)]
-        return wm.edit(memory, ref, content), item.ref
-
-    return _change_memory(folder, change, "edit", ref, content)
-
-
-def add_note(folder: TaskFolder, text: str) -> str:
-    """An operator note: a pinned-by-choice memory item the agent sees from the next step on."""
-    if not text.strip():
-        raise ForgeError("a note needs some text")
-
-    def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
-        step = folder.load_state().step
-        taken = {item.ref for item in memory.items}
-        key = next(
-            k
-            for n in range(1, 1000)
-            if (k := f"note@{step}" + (f".{n}" if n > 1 else "")) not in taken
-        )
-        item = wm.MemoryItem(type="note", step=step, key=key, content=text)
-        new_memory, _gone = wm.add_item(memory, item)
-        return new_memory, item.ref
-
-    return _change_memory(folder, change, "note", None, text)
-
-
-def memory_rows(folder: TaskFolder) -> list[dict[str, Any]]:
-    """Working memory as the operator sees it: ref, type, step, tokens, expiry, pin."""
-    from forgetui.engine.tokens import counter_for
-
-    state = folder.load_state()
-    memory = folder.load_memory()
-    counter = counter_for(folder.spec.model)
-    visible = {id(item) for item in wm.visible_items(memory, state.next_step)}
-    rows = []
-    for item in memory.items:
-        content = item.content if isinstance(item.content, str) else dump_yaml(item.content)
-        rows.append(
-            {
-                "ref": item.ref,
-                "type": item.type,
-                "step": item.step,
-                "tokens": counter.count(content),
-                "expires_in": item.steps_left(state.next_step),
-                "pinned": item.pinned,
-                "visible": id(item) in visible,
-            }
-        )
-    return rows
+def human_prompt(phase: str) -> str:
+    """What the operator is shown when they type the next action themselves."""
+    return HumanModel.prompt(actions_of(phase))

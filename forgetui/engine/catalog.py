@@ -1,9 +1,14 @@
-"""Task types, their phases, and the actions each phase offers (DESIGN.md sections 3, 4, 6)."""
+"""Task types, their phases, and the actions each phase offers (DESIGN.md sections 3, 4, 6).
+
+Each action's arguments are declared here once, with their types and which are required: the
+parser, the tool schemas sent to a model and the executor all read this table, so a model, a
+replay script and a human are held to the same rules (`forgetui.engine.actions.args`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 TaskType = Literal["fix_violation", "implement_feature", "write_tests", "generic"]
 TASK_TYPES: tuple[str, ...] = ("fix_violation", "implement_feature", "write_tests", "generic")
@@ -15,15 +20,42 @@ PHASES: dict[str, tuple[str, ...]] = {
     "write_tests": ("write_tests",),
 }
 
+# string: any scalar, as text; line: an integer of 1 or more; command: a string (the sandbox
+# splits it) or a list of strings; string_list: a list of strings (a scalar is a list of one);
+# plan: a mapping {goal, tasks: [{title, subtasks: [{title}]}]}, or that mapping JSON-encoded.
+ArgType = Literal["string", "line", "boolean", "command", "string_list", "plan"]
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One argument of an action. `nonempty` refuses a string that is blank once stripped."""
+
+    name: str
+    type: ArgType = "string"
+    required: bool = True
+    nonempty: bool = False
+
 
 @dataclass(frozen=True)
 class ActionSpec:
     name: str
-    signature: str
     description: str
-    args: tuple[str, ...]
-    required: tuple[str, ...]
+    params: tuple[ArgSpec, ...]
     changes_workspace: bool = False
+
+    @property
+    def signature(self) -> str:
+        """`read_file(path, start_line?, end_line?)`: optional arguments end in `?`."""
+        shown = (arg.name + ("" if arg.required else "?") for arg in self.params)
+        return f"{self.name}({', '.join(shown)})"
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        return tuple(arg.name for arg in self.params)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(arg.name for arg in self.params if arg.required)
 
 
 ACTIONS: dict[str, ActionSpec] = {
@@ -31,80 +63,71 @@ ACTIONS: dict[str, ActionSpec] = {
     for spec in (
         ActionSpec(
             "read_file",
-            "read_file(path, start_line?, end_line?)",
             "file text with line numbers, compressed to budget",
-            ("path", "start_line", "end_line"),
-            ("path",),
+            (
+                ArgSpec("path", nonempty=True),
+                ArgSpec("start_line", "line", required=False),
+                ArgSpec("end_line", "line", required=False),
+            ),
         ),
-        ActionSpec("list_dir", "list_dir(path)", "names in a directory", ("path",), ("path",)),
+        ActionSpec("list_dir", "names in a directory", (ArgSpec("path"),)),
         ActionSpec(
             "search",
-            "search(pattern, path?)",
             "regex search: matching file:line identifiers first",
-            ("pattern", "path"),
-            ("pattern",),
+            (ArgSpec("pattern", nonempty=True), ArgSpec("path", required=False)),
         ),
         ActionSpec(
             "write_file",
-            "write_file(path, content)",
             "create or replace a workspace file",
-            ("path", "content"),
-            ("path", "content"),
+            (ArgSpec("path", nonempty=True), ArgSpec("content")),
             changes_workspace=True,
         ),
         ActionSpec(
             "edit_file",
-            "edit_file(path, old, new)",
             "replace the one occurrence of `old` with `new`",
-            ("path", "old", "new"),
-            ("path", "old", "new"),
+            (ArgSpec("path", nonempty=True), ArgSpec("old", nonempty=True), ArgSpec("new")),
             changes_workspace=True,
         ),
         ActionSpec(
             "run_cmd",
-            "run_cmd(cmd)",
             "run an allowed command (argv list, no shell)",
-            ("cmd",),
-            ("cmd",),
+            (ArgSpec("cmd", "command"),),
             changes_workspace=True,
         ),
-        ActionSpec("run_check", "run_check(name?)", "run verification now", ("name",), ()),
+        ActionSpec(
+            "run_check",
+            "run verification now",
+            (ArgSpec("name", required=False, nonempty=True),),
+        ),
         ActionSpec(
             "load_context",
-            "load_context(item)",
             "keep an item in working memory: full_file:PATH, related_files, test_output, "
             "spec_section:ID, error_details",
-            ("item",),
-            ("item",),
+            (ArgSpec("item", nonempty=True),),
         ),
-        ActionSpec("note", "note(text)", "append to your scratchpad", ("text",), ("text",)),
+        ActionSpec("note", "append to your scratchpad", (ArgSpec("text", nonempty=True),)),
         ActionSpec(
             "mark_subtask_complete",
-            "mark_subtask_complete(success, reason)",
             "advance the plan to the next subtask",
-            ("success", "reason"),
-            ("success", "reason"),
+            (ArgSpec("success", "boolean"), ArgSpec("reason")),
         ),
         ActionSpec(
             "complete",
-            "complete(summary)",
             "finish this phase or the task; refused until verification is ready",
-            ("summary",),
-            ("summary",),
+            (ArgSpec("summary", nonempty=True),),
         ),
         ActionSpec(
             "set_plan",
-            "set_plan(plan)",
             "the plan as {goal, tasks: [{title, subtasks: [{title}]}]}",
-            ("plan",),
-            ("plan",),
+            (ArgSpec("plan", "plan"),),
         ),
         ActionSpec(
             "escalate",
-            "escalate(question, options?)",
             "pause and ask the operator",
-            ("question", "options"),
-            ("question",),
+            (
+                ArgSpec("question", nonempty=True),
+                ArgSpec("options", "string_list", required=False),
+            ),
         ),
     )
 }
@@ -141,3 +164,21 @@ def phases_of(task_type: str) -> tuple[str, ...]:
 
 def actions_of(phase: str) -> tuple[ActionSpec, ...]:
     return tuple(ACTIONS[name] for name in PHASE_ACTIONS.get(phase, _ALL))
+
+
+# The argument that names what an action worked on, in order of preference: the log's target
+# column, the context's recent-action lines and an outcome's label all use it.
+TARGET_ARGS = ("path", "cmd", "pattern", "item", "name", "question", "text", "summary")
+TARGET_CHARS = 80
+
+
+def action_target(args: Mapping[str, Any]) -> str:
+    """What an action worked on, on one line of at most TARGET_CHARS characters."""
+    from forgetui.engine.compress import one_line
+
+    for key in TARGET_ARGS:
+        value = args.get(key)
+        if value not in (None, "", []):
+            text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+            return one_line(text, TARGET_CHARS)
+    return ""

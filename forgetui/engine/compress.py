@@ -59,13 +59,19 @@ def split_lines(text: str) -> list[str]:
     return text.split("\n") if text else []
 
 
+def numbered_lines(lines: Sequence[str], first: int = 1) -> list[str]:
+    """`  12| code`: numbers right-aligned (at least 4 wide) so an excerpt keeps them; the form
+    read_file shows and edit_file's `old` is copied from."""
+    width = max(4, len(str(first + len(lines) - 1)))
+    return [
+        f"{number:>{width}}| {line}" if line else f"{number:>{width}}|"
+        for number, line in enumerate(lines, first)
+    ]
+
+
 def number_lines(text: str, start: int = 1) -> str:
-    """`  12| code` style: numbers right-aligned (at least 4 wide) so an excerpt keeps them."""
-    lines = split_lines(sanitize(text))
-    width = max(4, len(str(start + len(lines) - 1)))
-    return "\n".join(
-        f"{number:>{width}}| {line}".rstrip() for number, line in enumerate(lines, start)
-    )
+    """`numbered_lines` of a text cleaned of what YAML cannot carry."""
+    return "\n".join(numbered_lines(split_lines(sanitize(text)), start))
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+# Exit codes of every command (DESIGN.md section 9).
+EXIT_OK, EXIT_BAD_INPUT, EXIT_ESCALATED, EXIT_FAILED = 0, 2, 3, 4
 
 
 class ForgeError(Exception):
     """An error with a message meant for the operator, not a traceback."""
 
     title = "error"
-    exit_code = 2
+    exit_code = EXIT_BAD_INPUT
 
     def __init__(self, message: str, title: str | None = None) -> None:
         super().__init__(message)
@@ -45,8 +52,15 @@ class LockHeldError(ForgeError):
     """Another live process holds the task's single-writer lock."""
 
     title = "task locked"
-    exit_code = 2
 
 
 class MemoryKeyError(ForgeError):
     title = "no such memory item"
+
+
+def first_error(exc: ValidationError) -> tuple[str, tuple[str | int, ...], str]:
+    """The first problem pydantic found: its field as a dotted path, its location (keys and
+    list indexes) and its message."""
+    err = exc.errors()[0]
+    loc = tuple(err["loc"])
+    return ".".join(str(part) for part in loc), loc, err["msg"]

@@ -12,6 +12,7 @@ Status = Literal["ready", "running", "paused", "escalated", "complete", "failed"
 STATUSES: tuple[str, ...] = (
     "ready", "running", "paused", "escalated", "complete", "failed", "aborted",
 )  # fmt: skip
+FINISHED: tuple[str, ...] = ("complete", "failed", "aborted")  # nothing more to step
 
 
 class CheckResult(Strict):
@@ -141,3 +142,7 @@ class TaskState(Strict):
     @property
     def next_step(self) -> int:
         return self.step + 1
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -151,3 +154,29 @@ class TaskSpec(Strict):
     def initial_phase(self) -> str:
         assert self.phase is not None
         return self.phase
+
+    @classmethod
+    def from_goal(
+        cls,
+        goal: str,
+        task_type: str = "generic",
+        criteria: Sequence[str] = (),
+        check_cmds: Sequence[str] = (),
+        task_id: str | None = None,
+    ) -> TaskSpec:
+        """`forgetui new`: the id from the goal unless given; each check command becomes a
+        command check."""
+        slug = re.sub(r"[^a-z0-9]+", "-", goal.lower()).strip("-")[:40].strip("-") or "task"
+        checks = [
+            {"name": f"check-{i}", "kind": "command", "cmd": shlex.split(cmd)}
+            for i, cmd in enumerate(check_cmds, start=1)
+        ]
+        return cls.model_validate(
+            {
+                "id": task_id or slug,
+                "goal": goal,
+                "task_type": task_type,
+                "success_criteria": list(criteria),
+                "checks": checks,
+            }
+        )

@@ -4,14 +4,12 @@ passes, what changed and at which step, and what regressed."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.sandbox import (
-    TASK_DIR_NAME,
     CommandResult,
     SandboxError,
     cap_text,
@@ -20,10 +18,10 @@ from forgetui.engine.sandbox import (
 )
 from forgetui.engine.state import CheckResult, Verification
 from forgetui.engine.task import Check, TaskSpec
+from forgetui.engine.workspace import workspace_glob
 
 DETAILS_CAP = 600
 MAX_OFFENDERS = 5
-_SKIPPED_DIRS = frozenset((TASK_DIR_NAME, ".git"))
 _SUMMARY_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b")
 _SUMMARY_LINE = re.compile(r"(\d+ (passed|failed|errors?|skipped)|no tests ran)\b.* in [\d.]+s\b")
 
@@ -114,28 +112,6 @@ def evaluate_command(
         total=summary.total if summary else None,
         output=result.output,
     )
-
-
-def workspace_glob(workspace: Path, pattern: str) -> list[Path]:
-    """Files matching a glob in the workspace, sorted; never outside it, never the task folder
-    or .git (a `**/*` check must not read the agent's own contexts)."""
-    root = workspace.resolve()
-    if "\x00" in pattern or Path(pattern).is_absolute():
-        return []
-    found: list[Path] = []
-    try:
-        candidates: Iterator[Path] = root.glob(pattern)
-        for path in candidates:
-            real = path.resolve()
-            if not real.is_relative_to(root) or not real.is_file():
-                continue
-            parts = real.relative_to(root).parts
-            if _SKIPPED_DIRS.intersection(parts[:-1]):
-                continue
-            found.append(real)
-    except (ValueError, NotImplementedError, OSError):
-        return []
-    return sorted(set(found))
 
 
 def _line_of(text: str, offset: int) -> int:

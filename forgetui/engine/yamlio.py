@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from forgetui.engine.errors import StateFileError
+from forgetui.engine.errors import StateFileError, first_error
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -109,12 +109,10 @@ def validate_data(data: Any, model: type[M], path: Path, text: str | None = None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = tuple(err["loc"])
-        field = ".".join(str(part) for part in loc) or None
+        field, loc, msg = first_error(exc)
         line = _line_of(text, loc) if text is not None else None
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise StateFileError(path, f"{err['msg']}{more}", line=line, field=field) from None
+        raise StateFileError(path, f"{msg}{more}", line=line, field=field or None) from None
 
 
 def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:

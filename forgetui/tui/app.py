@@ -15,11 +15,11 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 
-from forgetui.engine.errors import ForgeError
+from forgetui.engine.api import ForgeError
 from forgetui.tui.commands import COMMANDS, Command, bindings
 from forgetui.tui.config import Settings, save_theme
-from forgetui.tui.help import HelpScreen
 from forgetui.tui.messages import ThemeSaved
+from forgetui.tui.modals.help import HelpScreen
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader
 from forgetui.tui.themes import DEFAULT_THEME, METER_VARIABLES, ThemeSet

@@ -84,3 +84,53 @@ def key_for(command: Command, keymap: Mapping[str, str]) -> str:
 
 def commands_in(scope: Scope) -> Iterable[Command]:
     return (command for command in COMMANDS if command.scope == scope)
+
+
+# Commands that change the task: never while another process writes it.
+WRITING = frozenset(
+    {"run_pause", "single_step", "answer", "toggle_pin", "evict", "add_note", "edit_memory"}
+)
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What the workbench knows that decides which commands apply."""
+
+    read_only: bool = False  # another process writes the task
+    finished: bool = False
+    escalated: bool = False
+    busy: bool = False  # a step is in flight
+    running: bool = False  # steps run back to back
+    memory_selected: bool = False
+    detail_target: bool = False  # a context section, memory item or log record has focus
+    step: int = 0  # steps recorded
+    context_step: int | None = None  # the saved context shown; None: the next step's preview
+
+    @property
+    def can_step(self) -> bool:
+        return not (self.read_only or self.finished or self.escalated or self.busy)
+
+
+def applies(action: str, now: Situation) -> bool:
+    """Whether the command bound to `action` does something now (else the footer dims it and
+    the palette leaves it out)."""
+    if action in WRITING and now.read_only:
+        return False
+    idle = not now.busy and not now.running
+    if action == "run_pause":
+        return now.running or now.can_step
+    if action == "single_step":
+        return now.can_step and not now.running
+    if action == "answer":
+        return now.escalated and not now.busy
+    if action in ("toggle_pin", "evict", "edit_memory"):
+        return idle and now.memory_selected
+    if action == "add_note":
+        return idle and not now.finished
+    if action == "open_detail":
+        return now.detail_target
+    if action == "earlier_context":
+        return now.step >= 1 and (now.context_step is None or now.context_step > 1)
+    if action == "later_context":
+        return now.context_step is not None
+    return True

@@ -17,8 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.yamlio import atomic_write_text, dump_yaml
+from forgetui.engine.api import ForgeError, atomic_write_text, dump_yaml, first_error
 from forgetui.paths import config_dir
 from forgetui.tui.themes import DEFAULT_THEME
 
@@ -80,9 +79,8 @@ def _read_config(path: Path) -> tuple[dict[str, Any], list[str]]:
     except yaml.YAMLError:
         return {}, [f"{path}: not valid YAML; using defaults"]
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
-        return {}, [f"{path}: field '{where}': {err['msg']}; using defaults"]
+        field, _loc, msg = first_error(exc)
+        return {}, [f"{path}: field '{field or '(top level)'}': {msg}; using defaults"]
     return parsed.model_dump(exclude_none=True), []
 
 

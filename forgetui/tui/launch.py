@@ -19,14 +19,13 @@ DEFAULT_SAMPLE = "hello_world"
 
 def resolve_task(path: str | None) -> Path:
     """The task folder to open, instantiating a sample when PATH names one."""
-    from forgetui.engine.samples import find_sample, init_sample
-    from forgetui.engine.store import TaskFolder
+    from forgetui.engine import api
 
     if path is None:
-        return init_sample(DEFAULT_SAMPLE).path
-    if find_sample(path) is not None:
-        return init_sample(path).path
-    return TaskFolder.open(Path(path)).path
+        return api.init_sample(DEFAULT_SAMPLE).path
+    if api.find_sample(path) is not None:
+        return api.init_sample(path).path
+    return api.open_task(path).path
 
 
 def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:

@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:  # the executor loads with the first step, not with the app
-    from forgetui.engine.executor import StepEvent, StepReport
-    from forgetui.engine.state import Escalation
-    from forgetui.tui.snapshot import ContextView, LogRow, RecordDetail, TaskSnapshot
+    from forgetui.engine.api import Escalation, LogRow, RecordDetail, StepEvent, StepReport
+    from forgetui.tui.snapshot import ContextView, TaskSnapshot
 
 
 @dataclass

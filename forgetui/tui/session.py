@@ -14,12 +14,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.store import TaskFolder
+from forgetui.engine import api
+from forgetui.engine.api import ForgeError
 
 if TYPE_CHECKING:
-    from forgetui.engine.executor import Executor, StepEvent, StepReport
-    from forgetui.engine.llm import Model
+    from forgetui.engine.api import Executor, Model, StepEvent, StepReport
 
 HUMAN = "human"
 
@@ -58,7 +57,7 @@ class StepSession:
     """One writer per task: this process's executor and operator changes, one call at a time."""
 
     def __init__(self, path: Path, model: str | None, api_base: str | None) -> None:
-        self.folder = TaskFolder.open(path)
+        self.folder = api.open_task(path)
         self.model_spec = model
         self.api_base = api_base
         self._executor: Executor | None = None
@@ -73,12 +72,10 @@ class StepSession:
         return False
 
     def _model(self, human_text: str | None = None) -> Model:
-        from forgetui.engine.runner import model_for  # with the first step: it loads the executor
-
         if self.human:
             reply = _typed(human_text) if human_text is not None else _closed_input
-            return model_for(self.folder, HUMAN, self.api_base, human_input=reply)
-        return model_for(self.folder, self.model_spec, self.api_base)
+            return api.model_for(self.folder, HUMAN, self.api_base, human_input=reply)
+        return api.model_for(self.folder, self.model_spec, self.api_base)
 
     def step(
         self, observer: Callable[[StepEvent], None], human_text: str | None = None
@@ -87,42 +84,30 @@ class StepSession:
         with self._lock:
             notices: list[str] = []
             if self._executor is None:
-                from forgetui.engine.executor import Executor
-
-                executor = Executor(self.folder, self._model(), observer=observer)
+                executor = api.Executor(self.folder, self._model(), observer=observer)
                 notices = executor.open()
                 self._executor = executor
             override = self._model(human_text) if self.human else None
             return self._executor.step(model=override), notices
 
     def answer(self, text: str) -> str:
-        from forgetui.engine.executor import answer
-
         with self._lock:
-            decision = answer(self.folder, text)
+            decision = api.answer(self.folder, text)
             return f"answered step {decision.step}: {decision.answer}"
 
     def pin(self, ref: str, pinned: bool) -> str:
-        from forgetui.engine import api
-
         with self._lock:
             return f"{'pinned' if pinned else 'unpinned'} {api.pin(self.folder, ref, pinned)}"
 
     def evict(self, ref: str) -> str:
-        from forgetui.engine import api
-
         with self._lock:
             return f"evicted {api.evict(self.folder, ref)}"
 
     def edit(self, ref: str, content: str) -> str:
-        from forgetui.engine import api
-
         with self._lock:
             return f"edited {api.edit_memory(self.folder, ref, content)}"
 
     def note(self, text: str) -> str:
-        from forgetui.engine import api
-
         with self._lock:
             return f"added note {api.add_note(self.folder, text)}"
 
@@ -146,7 +131,7 @@ class EngineProcess:
     a time; the worker thread that makes it waits on a pipe, which costs the UI nothing."""
 
     def __init__(self, path: Path, model: str | None, api_base: str | None) -> None:
-        self.folder = TaskFolder.open(path)
+        self.folder = api.open_task(path)
         self.model_spec = model
         self.api_base = api_base
         self._lock = threading.Lock()

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from forgetui.engine.api import first_error
+
 DEFAULT_THEME = "dark"
 METER_VARIABLES: dict[str, str] = {
     "meter-ok": "#5fb96f",
@@ -124,9 +126,8 @@ def load_theme_file(path: Path) -> Theme:
     try:
         return ThemeFile.model_validate(data).to_theme()
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(part) for part in err["loc"])
-        raise ValueError(f"field '{field}': {err['msg']}") from None
+        field, _loc, msg = first_error(exc)
+        raise ValueError(f"field '{field}': {msg}") from None
 
 
 def load_themes(folder: Path) -> ThemeSet:

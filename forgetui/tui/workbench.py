@@ -19,15 +19,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from forgetui.engine.catalog import actions_of
-from forgetui.engine.errors import ForgeError
-from forgetui.tui.action_log import ActionLogPane, LogView
-from forgetui.tui.commands import bindings, commands_in
+from forgetui.engine.api import ForgeError, human_prompt
+from forgetui.tui.commands import Situation, applies, bindings, commands_in
 from forgetui.tui.config import Settings
-from forgetui.tui.context_pane import ContextPane
 from forgetui.tui.footer import KeyFooter
 from forgetui.tui.header import Activity, StatusHeader
-from forgetui.tui.memory_pane import MemoryList, MemoryPane
 from forgetui.tui.messages import (
     DetailLoaded,
     EscalationRaised,
@@ -44,23 +40,22 @@ from forgetui.tui.messages import (
     StepStarted,
     TaskFilesChanged,
 )
+from forgetui.tui.panes.action_log import ActionLogPane, LogView
+from forgetui.tui.panes.context import ContextPane
+from forgetui.tui.panes.memory import MemoryList, MemoryPane
+from forgetui.tui.panes.task_frame import TaskFramePane
+from forgetui.tui.panes.verification import VerificationPane
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
-from forgetui.tui.task_frame import TaskFramePane
-from forgetui.tui.verification import VerificationPane
 
 if TYPE_CHECKING:
-    from forgetui.engine.executor import StepEvent
+    from forgetui.engine.api import StepEvent
 
 WATCHED_FILES = frozenset({"state.yaml", "working_memory.yaml", "actions.yaml", "lock"})
 WATCH_DEBOUNCE_MS = 40
 RELOAD_SPACING = 0.05  # seconds between two loads of the task's views
 RELOAD_SPACING_RUNNING = 0.5  # ... while steps run back to back
 STAGE_REPAINT = 0.2  # seconds between two repaints of the step stage in the header
-# Commands that change the task: never while another process writes it.
-WRITING = frozenset(
-    {"run_pause", "single_step", "answer", "toggle_pin", "evict", "add_note", "edit_memory"}
-)
 SCREEN_ACTIONS = tuple(command.action for command in commands_in("screen"))
 
 
@@ -221,14 +216,8 @@ class WorkbenchScreen(Screen[None]):
         self.query_one(StatusHeader).show_state(self.snapshot, self._activity())
 
     def _can_step(self) -> bool:
-        snap = self.snapshot
-        return (
-            snap is not None
-            and not snap.read_only
-            and not snap.finished
-            and snap.escalation is None
-            and self.step_in_flight is None
-        )
+        now = self.situation()
+        return now is not None and now.can_step
 
     def action_run_pause(self) -> None:
         if self.running:
@@ -253,11 +242,10 @@ class WorkbenchScreen(Screen[None]):
         if not self.session.human:
             self._launch_step(number, None)
             return
-        from forgetui.engine.llm.human import HumanModel
-        from forgetui.tui.text_prompt import TextPromptScreen
+        from forgetui.tui.modals.text_prompt import TextPromptScreen
 
         phase = self.snapshot.phase if self.snapshot is not None else ""
-        prompt = HumanModel.prompt(actions_of(phase)).rstrip().removesuffix("action>")
+        prompt = human_prompt(phase).rstrip().removesuffix("action>")
 
         def typed(text: str | None) -> None:
             if text is not None:
@@ -397,7 +385,7 @@ class WorkbenchScreen(Screen[None]):
         snap = self.snapshot
         if snap is None or snap.escalation is None:
             return
-        from forgetui.tui.escalation import EscalationScreen
+        from forgetui.tui.modals.escalation import EscalationScreen
 
         self.app.push_screen(EscalationScreen(snap.escalation, snap.recent), self._answered)
 
@@ -421,7 +409,7 @@ class WorkbenchScreen(Screen[None]):
             self.operate(lambda: self.session.evict(ref))
 
     def action_add_note(self) -> None:
-        from forgetui.tui.text_prompt import TextPromptScreen
+        from forgetui.tui.modals.text_prompt import TextPromptScreen
 
         self.app.push_screen(
             TextPromptScreen(
@@ -451,7 +439,7 @@ class WorkbenchScreen(Screen[None]):
             if content is not None:
                 self.operate(lambda: self.session.edit(row.ref, content))
 
-        from forgetui.tui.memory_detail import MemoryDetailScreen
+        from forgetui.tui.modals.memory_detail import MemoryDetailScreen
 
         self.app.push_screen(MemoryDetailScreen(row, editing, read_only), edited)
 
@@ -473,7 +461,7 @@ class WorkbenchScreen(Screen[None]):
 
     @on(DetailLoaded)
     def show_detail(self, message: DetailLoaded) -> None:
-        from forgetui.tui.record_detail import RecordDetailScreen
+        from forgetui.tui.modals.record_detail import RecordDetailScreen
 
         self.app.push_screen(RecordDetailScreen(message.detail))
 
@@ -523,40 +511,38 @@ class WorkbenchScreen(Screen[None]):
 
     # -- what applies now -----------------------------------------------------------------------
 
-    def applies(self, action: str) -> bool:
+    def situation(self) -> Situation | None:
         snap = self.snapshot
         if snap is None:
-            return False
-        busy = self.step_in_flight is not None
-        if action in WRITING and snap.read_only:
-            return False
-        if action == "run_pause":
-            return self.running or self._can_step()
-        if action == "single_step":
-            return self._can_step() and not self.running
-        if action == "answer":
-            return snap.escalation is not None and not busy
-        if action in ("toggle_pin", "evict", "edit_memory"):
-            return not busy and not self.running and self._selected_memory() is not None
-        if action == "add_note":
-            return not busy and not self.running and not snap.finished
-        if action == "open_detail":
-            focused = self.focused
-            if self.query_one(ContextPane).focused_block() is not None:
-                return True
-            if isinstance(focused, MemoryList):
-                return self._selected_memory() is not None
-            return isinstance(focused, LogView) and focused.selected is not None
-        if action == "earlier_context":
-            return snap.step >= 1 and (self.context_step is None or self.context_step > 1)
-        if action == "later_context":
-            return self.context_step is not None
-        return True
+            return None
+        focused = self.focused
+        if self.query_one(ContextPane).focused_block() is not None:
+            detail_target = True
+        elif isinstance(focused, MemoryList):
+            detail_target = self._selected_memory() is not None
+        else:
+            detail_target = isinstance(focused, LogView) and focused.selected is not None
+        return Situation(
+            read_only=snap.read_only,
+            finished=snap.finished,
+            escalated=snap.escalation is not None,
+            busy=self.step_in_flight is not None,
+            running=self.running,
+            memory_selected=self._selected_memory() is not None,
+            detail_target=detail_target,
+            step=snap.step,
+            context_step=self.context_step,
+        )
+
+    def applies(self, action: str) -> bool:
+        now = self.situation()
+        return now is not None and applies(action, now)
 
     def sync_bindings(self) -> None:
         """Refresh the footer only when what applies changed: the footer rebuilds its keys on
         every refresh, which is not free at every snapshot."""
-        state = tuple(self.applies(action) for action in SCREEN_ACTIONS)
+        now = self.situation()
+        state = tuple(now is not None and applies(action, now) for action in SCREEN_ACTIONS)
         if state != self._applies_state:
             self._applies_state = state
             self.refresh_bindings()

@@ -17,8 +17,9 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from forgetui.engine.actionlog import ActionLog, AnyRecord, encode_record, merge_steps
+from forgetui.engine.actionlog import ActionLog, AnyRecord, encode_record
 from forgetui.engine.errors import ForgeError, StateFileError
+from forgetui.engine.log_entries import merge_steps
 from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
 
 AT = "2025-01-01T00:00:00Z"

@@ -3,6 +3,8 @@ as outcomes (never exceptions)."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from forgetui.engine.actions import (
     validate_args,
 )
 from forgetui.engine.catalog import ACTIONS
+from forgetui.engine.llm.parse import validate_action
 from forgetui.engine.task import TaskSpec
 
 SPEC_TEXT = """\
@@ -340,7 +343,8 @@ def test_edit_file_failures(env: ActionEnv) -> None:
     same = execute("edit_file", {"path": "README.md", "old": "hello", "new": "hello"}, env)
     assert same.result == "failure" and "nothing to change" in (same.error or "")
     empty = execute("edit_file", {"path": "README.md", "old": "", "new": "x"}, env)
-    assert empty.result == "failure" and "`old` must not be empty" in (empty.error or "")
+    assert empty.result == "failure"
+    assert "argument 'old' of 'edit_file' must not be empty" in (empty.error or "")
 
 
 # ----------------------------------------------------------------------------- commands
@@ -560,21 +564,44 @@ def test_note_is_returned_for_the_scratchpad(env: ActionEnv) -> None:
     ("action", "args", "message"),
     [
         ("fly", {}, "unknown action 'fly'"),
-        ("read_file", {}, "missing argument 'path'"),
-        ("read_file", {"path": "a", "colour": "red"}, "unknown argument 'colour'"),
-        ("read_file", {"path": "a", "start_line": 0}, "`start_line` must be a line number"),
+        ("read_file", {}, "missing required argument(s) 'path' for 'read_file'"),
+        (
+            "read_file",
+            {"path": "a", "colour": "red"},
+            "unknown argument(s) 'colour' for 'read_file'",
+        ),
+        ("read_file", {"path": " "}, "argument 'path' of 'read_file' must not be empty"),
+        (
+            "read_file",
+            {"path": "a", "start_line": 0},
+            "argument 'start_line' of 'read_file' must be a line number (1 or more), got 0",
+        ),
+        ("read_file", {"path": "a", "start_line": True}, "must be an integer, got True"),
         ("read_file", {"path": "a", "start_line": 5, "end_line": 2}, "end_line 2 is before"),
-        ("write_file", {"path": "a", "content": 3}, "`content` must be a string"),
-        ("run_cmd", {"cmd": []}, "`cmd` must be a command string"),
-        ("complete", {"summary": " "}, "`summary` must not be empty"),
-        ("escalate", {"question": "?", "options": "a, b"}, "`options` must be a list"),
+        (
+            "write_file",
+            {"path": "a", "content": ["x"]},
+            "'content' of 'write_file' must be a string",
+        ),
+        ("run_cmd", {"cmd": []}, "argument 'cmd' of 'run_cmd' must be a command string"),
+        ("complete", {"summary": " "}, "argument 'summary' of 'complete' must not be empty"),
+        ("complete", {"summary": None}, "missing required argument(s) 'summary'"),
+        (
+            "escalate",
+            {"question": "?", "options": {"a": "b"}},
+            "'options' of 'escalate' must be a list",
+        ),
         ("mark_subtask_complete", {"success": "maybe", "reason": "x"}, "must be true or false"),
-        ("set_plan", {"plan": "do it"}, "`plan` must be a mapping"),
-        ("set_plan", {"plan": {"tasks": []}}, "`plan` is not a valid plan: goal: Field required"),
+        ("set_plan", {"plan": "do it"}, "argument 'plan' of 'set_plan' must be a mapping"),
+        (
+            "set_plan",
+            {"plan": {"tasks": []}},
+            "argument 'plan' of 'set_plan' is not a valid plan: goal: Field required",
+        ),
     ],
 )
 def test_invalid_arguments_are_named(action: str, args: dict[str, Any], message: str) -> None:
-    with pytest.raises(ActionArgsError, match=message.replace("(", r"\(")):
+    with pytest.raises(ActionArgsError, match=re.escape(message)):
         validate_args(action, args)
 
 
@@ -583,16 +610,23 @@ def test_arguments_are_normalised() -> None:
         "path": "a",
         "start_line": 3,
     }
-    assert validate_args("mark_subtask_complete", {"success": "true", "reason": "done"}) == {
-        "success": True,
-        "reason": "done",
+    assert validate_args("read_file", {"path": "a", "end_line": 7.0}) == {
+        "path": "a",
+        "end_line": 7,
     }
+    for word, flag in (("true", True), ("on", True), ("1", True), (0, False), ("No", False)):
+        args = {"success": word, "reason": "done"}
+        assert validate_args("mark_subtask_complete", args) == {"success": flag, "reason": "done"}
     plan = {"goal": "g", "tasks": [{"title": "t", "subtasks": [{"title": "s"}]}]}
     assert validate_args("set_plan", {"plan": plan}) == {"plan": plan}
+    assert validate_args("set_plan", {"plan": json.dumps(plan)}) == {"plan": plan}
     assert validate_args("escalate", {"question": "which?", "options": ["a", "b"]})["options"] == [
         "a",
         "b",
     ]
+    # a scalar where a list or a string is expected is what the model obviously meant
+    assert validate_args("escalate", {"question": "?", "options": "a, b"})["options"] == ["a, b"]
+    assert validate_args("write_file", {"path": "a", "content": 3})["content"] == "3"
 
 
 def test_invalid_arguments_through_execute_are_a_failure(env: ActionEnv) -> None:
@@ -612,3 +646,57 @@ def test_action_signature_is_canonical() -> None:
         "read_file", {"path": "a.py"}
     )
     assert action_signature("note", {"text": "é"}) == 'note({"text":"é"})'
+
+
+# ----------------------------------------------------------------------------- one rule
+
+# (action, args, None if accepted else a piece of the error): the parser and the executor read
+# the same table, so each input is accepted or refused by both, with the same message.
+AGREEMENT: list[tuple[str, dict[str, Any], str | None]] = [
+    ("read_file", {"path": "mathx/core.py", "start_line": "2", "end_line": 3.0}, None),
+    ("read_file", {"path": "mathx/core.py", "end_line": None}, None),
+    ("read_file", {"path": "mathx/core.py", "start_line": 0}, "must be a line number"),
+    ("read_file", {"path": "mathx/core.py", "start_line": "two"}, "must be an integer"),
+    ("read_file", {"path": "mathx/core.py", "start_line": 3, "end_line": 2}, "is before"),
+    ("read_file", {"path": ""}, "must not be empty"),
+    ("list_dir", {"path": "."}, None),
+    ("search", {"pattern": 42}, None),
+    ("search", {"pattern": ["def"]}, "must be a string"),
+    ("write_file", {"path": "notes.txt", "content": 3}, None),
+    ("edit_file", {"path": "README.md", "old": "", "new": "x"}, "must not be empty"),
+    ("run_cmd", {"cmd": []}, "must be a command string"),
+    ("run_check", {"name": " "}, "must not be empty"),
+    ("load_context", {"item": "error_details", "extra": 1}, "unknown argument(s) 'extra'"),
+    ("note", {"text": True}, None),
+    ("note", {"text": "  "}, "must not be empty"),
+    ("mark_subtask_complete", {"success": "on", "reason": "done"}, None),
+    ("mark_subtask_complete", {"success": 1, "reason": 42}, None),
+    ("mark_subtask_complete", {"success": "maybe", "reason": "x"}, "must be true or false"),
+    ("escalate", {"question": "which?", "options": "A"}, None),
+    ("escalate", {"question": "which?", "options": {"a": 1}}, "must be a list of strings"),
+    ("set_plan", {"plan": '{"goal": "g", "tasks": []}'}, None),
+    ("set_plan", {"plan": {"tasks": []}}, "is not a valid plan"),
+    ("complete", {"summary": None}, "missing required argument(s) 'summary'"),
+    ("complete", "done", "must be a mapping"),
+]
+
+
+@pytest.mark.parametrize(("action", "args", "problem"), AGREEMENT)
+def test_parser_and_executor_agree_on_arguments(
+    env: ActionEnv, action: str, args: Any, problem: str | None
+) -> None:
+    parsed = validate_action(action, args)
+    error: str | None = None
+    if action in CONTROL_ACTIONS:  # the executor checks these with validate_args, then runs them
+        try:
+            validate_args(action, args)
+        except ActionArgsError as exc:
+            error = exc.message
+    else:
+        outcome = execute(action, args, env)
+        error = None if outcome.result == "success" else outcome.error
+    if problem is None:
+        assert (parsed.error, error) == (None, None)
+    else:
+        assert parsed.error is not None and problem in parsed.error
+        assert error == parsed.error

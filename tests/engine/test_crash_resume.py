@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from forgetui.engine.executor import answer
+from forgetui.engine.operator import answer
 from forgetui.engine.store import TaskFolder
 from tests.engine.helpers import act, make_task
 

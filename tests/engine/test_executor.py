@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.executor import Executor, StepNotAllowed, answer
+from forgetui.engine.executor import Executor, StepNotAllowed
+from forgetui.engine.operator import answer
 from forgetui.engine.store import TaskFolder
 from tests.engine.helpers import act, make_task, replay
 

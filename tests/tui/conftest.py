@@ -156,18 +156,18 @@ class GatedModel:
 def gated(monkeypatch: pytest.MonkeyPatch) -> Callable[..., list[GatedModel]]:
     """gated(fail=None, free_calls=0) -> the list that will hold the gated model once a step
     creates it."""
-    from forgetui.engine import runner
+    from forgetui.engine import api
 
     def install(fail: BaseException | None = None, free_calls: int = 0) -> list[GatedModel]:
         made: list[GatedModel] = []
-        real = runner.model_for
+        real = api.model_for
 
         def gated_model_for(*args: Any, **kwargs: Any) -> Model:
             model = GatedModel(real(*args, **kwargs), fail, free_calls)
             made.append(model)
             return model
 
-        monkeypatch.setattr(runner, "model_for", gated_model_for)
+        monkeypatch.setattr(api, "model_for", gated_model_for)
         return made
 
     return install

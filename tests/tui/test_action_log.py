@@ -12,8 +12,8 @@ from forgetui.engine.actionlog import encode_record
 from forgetui.engine.clock import now_iso
 from forgetui.engine.records import IntentRecord, ResultRecord
 from forgetui.engine.samples import init_sample
-from forgetui.tui.action_log import CACHE_ROWS, LogView
 from forgetui.tui.app import ForgeApp
+from forgetui.tui.panes.action_log import CACHE_ROWS, LogView
 from forgetui.tui.snapshot import TAIL_ROWS
 
 from .conftest import SIZE, press, screen_text, settle

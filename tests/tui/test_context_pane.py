@@ -12,7 +12,7 @@ import pytest
 from forgetui.engine import api
 from forgetui.engine.store import TaskFolder
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.context_pane import ContextPane, ContextSection, Meter, meter_bar
+from forgetui.tui.panes.context import ContextPane, ContextSection, Meter, meter_bar
 from forgetui.tui.snapshot import meter_level
 
 from .conftest import SIZE, custom_sample, press, screen_text, settle, type_into

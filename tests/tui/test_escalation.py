@@ -17,7 +17,7 @@ from forgetui.engine.errors import ForgeError
 from forgetui.engine.state import Escalation, PendingAction
 from forgetui.engine.store import TaskFolder
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.escalation import EscalationScreen
+from forgetui.tui.modals.escalation import EscalationScreen
 
 from .conftest import QUICK_CHECKS, SIZE, custom_sample, press, screen_text, settle, type_into
 

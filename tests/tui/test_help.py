@@ -11,9 +11,9 @@ import pytest
 
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.commands import COMMANDS
-from forgetui.tui.escalation import EscalationScreen
 from forgetui.tui.footer import KeyFooter
-from forgetui.tui.help import HelpScreen
+from forgetui.tui.modals.escalation import EscalationScreen
+from forgetui.tui.modals.help import HelpScreen
 
 from .conftest import SIZE, press, screen_text, settle, type_into
 

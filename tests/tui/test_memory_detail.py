@@ -10,8 +10,8 @@ import pytest
 
 from forgetui.engine.store import TaskFolder
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.memory_detail import MemoryDetailScreen
-from forgetui.tui.memory_pane import MemoryList
+from forgetui.tui.modals.memory_detail import MemoryDetailScreen
+from forgetui.tui.panes.memory import MemoryList
 
 from .conftest import SIZE, press, screen_text, settle
 

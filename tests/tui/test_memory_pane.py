@@ -11,8 +11,8 @@ import yaml
 
 from forgetui.engine.store import TaskFolder
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.context_pane import ContextPane
-from forgetui.tui.memory_pane import MemoryList, MemoryPane
+from forgetui.tui.panes.context import ContextPane
+from forgetui.tui.panes.memory import MemoryList, MemoryPane
 
 from .conftest import SIZE, custom_sample, press, screen_text, settle, type_into
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.tui.action_log import LogView
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.record_detail import RecordDetailScreen
+from forgetui.tui.modals.record_detail import RecordDetailScreen
+from forgetui.tui.panes.action_log import LogView
 
 from .conftest import SIZE, press, screen_text, settle
 

@@ -6,7 +6,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from forgetui.tui.text_prompt import TextPromptScreen
+from forgetui.tui.modals.text_prompt import TextPromptScreen
 
 pytestmark = pytest.mark.anyio
 

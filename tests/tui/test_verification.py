@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from forgetui.tui.app import ForgeApp
+from forgetui.tui.panes.verification import VerificationPane, verification_content
 from forgetui.tui.snapshot import CheckView
-from forgetui.tui.verification import VerificationPane, verification_content
 
 from .conftest import SIZE, press, settle
 

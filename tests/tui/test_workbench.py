@@ -17,7 +17,7 @@ from forgetui.engine.records import IntentRecord, ResultRecord
 from forgetui.engine.store import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.messages import EscalationRaised, StepProgress, StepRecorded, StepStarted
-from forgetui.tui.text_prompt import TextPromptScreen
+from forgetui.tui.modals.text_prompt import TextPromptScreen
 
 from .conftest import SIZE, custom_sample, press, screen_text, settle, type_into
 

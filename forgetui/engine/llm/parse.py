@@ -12,26 +12,13 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 
-from forgetui.engine.catalog import ACTIONS, ActionSpec
+from forgetui.engine.actions.args import ActionArgsError, validate_args
+from forgetui.engine.catalog import ActionSpec, ArgType
 
-ArgType = Literal["string", "integer", "boolean", "command", "string_list", "mapping"]
-
-# Arguments that are not plain strings; every other argument of the catalog is a string.
-ARG_TYPES: dict[str, ArgType] = {
-    "start_line": "integer",
-    "end_line": "integer",
-    "success": "boolean",
-    "cmd": "command",  # a string (the sandbox splits it) or a list of strings
-    "options": "string_list",
-    "plan": "mapping",  # set_plan: {goal, tasks: [{title, subtasks: [{title}]}]}
-}
-
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]*)[^\n`]*$")
 _BLOCK_LANGS = {"", "yaml", "yml", "json", "json5", "jsonc"}
 
@@ -99,101 +86,15 @@ def validate_object(obj: dict[str, Any], offered: Sequence[ActionSpec] = ()) -> 
 
 def validate_action(name: Any, args: Any, offered: Sequence[ActionSpec] = ()) -> ParsedAction:
     """Check the name against the catalog (and the actions offered now) and the arguments
-    against the action's signature, coercing the obvious: "12" -> 12, "true" -> True."""
-    if not isinstance(name, str) or not name.strip():
-        return ParsedAction.failed("the action name is missing: give `action: NAME`")
-    name = name.strip()
-    spec = ACTIONS.get(name)
-    available = ", ".join(action.name for action in offered) if offered else ", ".join(ACTIONS)
-    if spec is None:
-        return ParsedAction.failed(f"unknown action '{name}' (available: {available})")
-    if offered and spec not in offered:
-        return ParsedAction.failed(f"action '{name}' is not available now (available: {available})")
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        return ParsedAction.failed(f"args of '{name}' must be a mapping, got {_kind(args)}")
-    unknown = [str(key) for key in args if key not in spec.args]
-    if unknown:
-        accepted = ", ".join(spec.args) or "no arguments"
-        return ParsedAction.failed(
-            f"unknown argument(s) {', '.join(repr(k) for k in unknown)} for '{name}' "
-            f"(accepts {accepted})"
-        )
-    clean: dict[str, Any] = {}
-    for key, value in args.items():
-        if value is None:
-            continue  # an explicit null is an omitted optional argument
-        coerced = _coerce(ARG_TYPES.get(key, "string"), value)
-        if isinstance(coerced, _Invalid):
-            return ParsedAction.failed(f"argument '{key}' of '{name}' {coerced.reason}")
-        clean[key] = coerced
-    missing = [key for key in spec.required if key not in clean]
-    if missing:
-        return ParsedAction.failed(
-            f"missing required argument(s) {', '.join(repr(k) for k in missing)} for "
-            f"'{name}' (signature: {spec.signature})"
-        )
+    against the action's signature, coercing the obvious: "12" -> 12, "true" -> True. The
+    executor runs the same check (`validate_args`), so what passes here runs there."""
+    if isinstance(name, str):
+        name = name.strip()
+    try:
+        clean = validate_args(name, args, offered)
+    except ActionArgsError as exc:
+        return ParsedAction.failed(exc.message)
     return ParsedAction(name, clean)
-
-
-@dataclass(frozen=True)
-class _Invalid:
-    reason: str
-
-
-def _coerce(kind: ArgType, value: Any) -> Any:
-    if kind == "integer":
-        if isinstance(value, bool):
-            return _Invalid(f"must be an integer, got {value!r}")
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
-            return int(value)
-        return _Invalid(f"must be an integer, got {value!r}")
-    if kind == "boolean":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int | str) and str(value).strip().lower() in _TRUE | _FALSE:
-            return str(value).strip().lower() in _TRUE
-        return _Invalid(f"must be true or false, got {value!r}")
-    if kind == "command":
-        if isinstance(value, list) and value and all(_is_scalar(item) for item in value):
-            return [str(item) for item in value]
-        if isinstance(value, str) and value.strip():
-            return value
-        return _Invalid("must be a command string or a non-empty list of strings")
-    if kind == "string_list":
-        if isinstance(value, list) and all(_is_scalar(item) for item in value):
-            return [str(item) for item in value]
-        if _is_scalar(value):
-            return [str(value)]
-        return _Invalid(f"must be a list of strings, got {_kind(value)}")
-    if kind == "mapping":
-        if isinstance(value, str):  # a tool-calling model may send the object JSON-encoded
-            value, _ = _load_mapping(value)
-        if isinstance(value, dict):
-            return value
-        return _Invalid("must be a mapping")
-    if _is_scalar(value):
-        return value if isinstance(value, str) else _scalar_text(value)
-    return _Invalid(f"must be a string, got {_kind(value)}")
-
-
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool)
-
-
-def _scalar_text(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, bool) else str(value)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    return "a list" if isinstance(value, list) else type(value).__name__
 
 
 def _action_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
@@ -286,7 +187,7 @@ def _first_json_object(text: str) -> dict[str, Any] | None:
 
 
 def tool_schemas(actions: Sequence[ActionSpec]) -> list[dict[str, Any]]:
-    """OpenAI-style function tools for the offered actions."""
+    """OpenAI-style function tools for the offered actions, typed from the catalog."""
     return [
         {
             "type": "function",
@@ -295,9 +196,7 @@ def tool_schemas(actions: Sequence[ActionSpec]) -> list[dict[str, Any]]:
                 "description": f"{spec.signature}: {spec.description}",
                 "parameters": {
                     "type": "object",
-                    "properties": {
-                        arg: _json_schema(ARG_TYPES.get(arg, "string")) for arg in spec.args
-                    },
+                    "properties": {arg.name: _json_schema(arg.type) for arg in spec.params},
                     "required": list(spec.required),
                 },
             },
@@ -307,10 +206,14 @@ def tool_schemas(actions: Sequence[ActionSpec]) -> list[dict[str, Any]]:
 
 
 def _json_schema(kind: ArgType) -> dict[str, Any]:
+    if kind == "line":
+        return {"type": "integer"}
+    if kind == "boolean":
+        return {"type": "boolean"}
     if kind == "command":
         return {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
     if kind == "string_list":
         return {"type": "array", "items": {"type": "string"}}
-    if kind == "mapping":
+    if kind == "plan":
         return {"type": "object"}
-    return {"type": kind}
+    return {"type": "string"}

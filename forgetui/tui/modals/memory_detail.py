@@ -11,9 +11,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static, TextArea
 
+from forgetui.engine.api import MemoryRow
 from forgetui.tui.inputs import apply_input_settings
-from forgetui.tui.memory_pane import expiry_text
-from forgetui.tui.snapshot import MemoryRow
+from forgetui.tui.panes.memory import expiry_text
 
 
 class MemoryDetailScreen(ModalScreen[str | None]):

@@ -19,8 +19,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
+from forgetui.engine.api import LogRow
 from forgetui.tui.messages import LogWindowNeeded
-from forgetui.tui.snapshot import LogRow
 
 CACHE_ROWS = 4000  # rows kept; beyond, the ones farthest from the cursor go
 FETCH_MARGIN = 40  # rows fetched beyond the visible window, either side

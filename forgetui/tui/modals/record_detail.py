@@ -11,7 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static, TabbedContent, TabPane
 
-from forgetui.tui.snapshot import RecordDetail
+from forgetui.engine.api import RecordDetail
 
 
 class RecordDetailScreen(ModalScreen[None]):

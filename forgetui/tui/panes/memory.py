@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from forgetui.tui.snapshot import MemoryRow
+from forgetui.engine.api import MemoryRow
 
 # (heading, width); the summary column (width 0) takes what is left
 COLUMNS: tuple[tuple[str, int], ...] = (

@@ -15,13 +15,16 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from forgetui.engine.answers import modify_answer, resolution_for
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.state import Escalation
-from forgetui.engine.yamlio import dump_yaml
+from forgetui.engine.api import (
+    Escalation,
+    ForgeError,
+    LogRow,
+    check_answer,
+    dump_yaml,
+    modify_answer,
+)
 from forgetui.tui.inputs import apply_input_settings
 from forgetui.tui.markup import fmt, lines
-from forgetui.tui.snapshot import LogRow
 
 REASON_TEXT = {
     "agent": "the agent asks",
@@ -133,7 +136,7 @@ class EscalationScreen(ModalScreen[str | None]):
             self._error("type an answer first (or press escape)")
             return
         try:
-            resolution_for(self.escalation, text)  # the engine's own grammar, checked here
+            check_answer(self.escalation, text)  # the engine's own grammar, checked here
         except ForgeError as exc:
             self._error(exc.message)
             return

@@ -7,7 +7,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from forgetui.engine.task import Plan
+from forgetui.engine.api import Plan
 from forgetui.tui.markup import fmt, lines
 from forgetui.tui.snapshot import TaskSnapshot
 

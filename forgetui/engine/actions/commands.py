@@ -1,0 +1,81 @@
+"""The actions that run something or only record: run_cmd, run_check, note.
+
+A command the sandbox refuses is an outcome, not an exception, and keeps its `CommandRun` so the
+probe still shows what the agent tried."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from typing import Any
+
+from forgetui.engine import verify
+from forgetui.engine.actions.outcome import SUMMARY_CHARS, ActionEnv, ActionOutcome, Failed
+from forgetui.engine.compress import one_line
+from forgetui.engine.sandbox import SandboxError, run_command, split_command
+from forgetui.engine.state import CommandRun, Verification
+
+CHECK_DETAIL_CHARS = 200
+NOTE_SUMMARY_CHARS = 100
+
+
+def run_cmd(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
+    cmd: str | list[str] = args["cmd"]
+    shown = cmd if isinstance(cmd, str) else shlex.join(cmd)
+    try:
+        name = os.path.basename(split_command(cmd)[0])
+        result = run_command(
+            cmd, env.workspace, env.spec.allowed_commands, timeout_s=env.command_timeout_s
+        )
+    except SandboxError as exc:
+        return ActionOutcome(
+            "refused",
+            one_line(f"run_cmd refused: {exc}", SUMMARY_CHARS),
+            error=str(exc),
+            command=CommandRun(cmd=shown, exit_code=None, step=env.step),
+        )
+    error = None
+    if result.timed_out:
+        error = f"timed out after {env.command_timeout_s:g}s"
+    elif result.exit_code != 0:
+        error = f"exit code {result.exit_code}"
+    return ActionOutcome(
+        "success" if result.exit_code == 0 else "failure",
+        one_line(verify.describe_command(result, name), SUMMARY_CHARS),
+        output=result.output,
+        error=error,
+        command=CommandRun(cmd=shown, exit_code=result.exit_code, step=env.step),
+        changed_workspace=True,  # a command may write anything; verification decides
+    )
+
+
+def run_check(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
+    if not env.spec.checks:
+        raise Failed("this task defines no checks")
+    previous = env.verification or Verification()
+    try:
+        result = verify.run_checks(
+            env.spec, env.workspace, previous, env.step, only=args.get("name")
+        )
+    except verify.UnknownCheckError as exc:
+        raise Failed(str(exc)) from exc
+    lines = [
+        f"{'PASS' if check.passing else 'FAIL'} {name}: "
+        + one_line(check.details, CHECK_DETAIL_CHARS)
+        for name, check in result.checks.items()
+    ]
+    passing = sum(check.passing for check in result.checks.values())
+    failing = [name for name, check in result.checks.items() if not check.passing]
+    summary = f"checks: {passing}/{len(result.checks)} passing"
+    if failing:
+        summary += f" (failing: {', '.join(failing)})"
+    if result.ready_for_completion:
+        summary += ", ready for completion"
+    return ActionOutcome(
+        "success", one_line(summary, SUMMARY_CHARS), output="\n".join(lines), verification=result
+    )
+
+
+def note(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
+    text: str = args["text"].strip()
+    return ActionOutcome("success", one_line(f"noted: {text}", NOTE_SUMMARY_CHARS), note=text)

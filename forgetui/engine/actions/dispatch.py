@@ -1,0 +1,57 @@
+"""`execute`: check an action's arguments, run its handler, and turn every mistake the model can
+make into an outcome, never an exception."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from forgetui.engine.actions import commands, files
+from forgetui.engine.actions.args import ActionArgsError, validate_args
+from forgetui.engine.actions.load_context import load_context
+from forgetui.engine.actions.outcome import SUMMARY_CHARS, ActionEnv, ActionOutcome, Failed
+from forgetui.engine.catalog import TARGET_CHARS, action_target
+from forgetui.engine.compress import one_line
+from forgetui.engine.sandbox import SandboxError
+from forgetui.engine.workspace import FileProblem
+
+# The executor runs these itself (they change the task's state, not the workspace); only their
+# arguments are checked here, through validate_args.
+CONTROL_ACTIONS: tuple[str, ...] = ("complete", "escalate", "mark_subtask_complete", "set_plan")
+
+Handler = Callable[[dict[str, Any], ActionEnv], ActionOutcome]
+HANDLERS: dict[str, Handler] = {
+    "read_file": files.read_file,
+    "list_dir": files.list_dir,
+    "search": files.search,
+    "write_file": files.write_file,
+    "edit_file": files.edit_file,
+    "run_cmd": commands.run_cmd,
+    "run_check": commands.run_check,
+    "load_context": load_context,
+    "note": commands.note,
+}
+WORKSPACE_ACTIONS: tuple[str, ...] = tuple(HANDLERS)
+
+
+def execute(action: str, args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
+    """Run one workspace action. Never raises for the model's mistakes: bad arguments and failed
+    reads are a `failure`, what the sandbox refuses is `refused`, each with a one-line summary
+    for the log and the error for the next context. Raises ValueError if handed a control
+    action, which the executor must handle itself."""
+    if action in CONTROL_ACTIONS:
+        raise ValueError(f"{action} is handled by the executor, not by actions.execute")
+    target = action_target(args) if isinstance(args, dict) else ""
+    label = one_line(f"{action} {target}".strip(), TARGET_CHARS)
+    try:
+        clean = validate_args(action, args)
+        return HANDLERS[action](clean, env)
+    except SandboxError as exc:
+        return ActionOutcome(
+            "refused", one_line(f"{label} refused: {exc}", SUMMARY_CHARS), error=str(exc)
+        )
+    except (ActionArgsError, Failed, FileProblem) as exc:
+        return ActionOutcome("failure", one_line(f"{label}: {exc}", SUMMARY_CHARS), error=str(exc))
+    except OSError as exc:
+        error = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+        return ActionOutcome("failure", one_line(f"{label}: {error}", SUMMARY_CHARS), error=error)

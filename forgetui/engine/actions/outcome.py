@@ -1,0 +1,52 @@
+"""What an action is given (`ActionEnv`) and what it gives back (`ActionOutcome`).
+
+Handlers raise `Failed` (or `FileProblem`) for what the model can get wrong; `execute` turns
+that into a `failure` outcome, so no handler builds an error outcome by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from forgetui.engine.errors import ForgeError
+from forgetui.engine.memory import MemoryItem
+from forgetui.engine.records import ResultKind
+from forgetui.engine.sandbox import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT_S
+from forgetui.engine.state import CommandRun, Verification
+from forgetui.engine.task import TaskSpec
+
+OUTPUT_CAP = DEFAULT_OUTPUT_CAP  # characters of output kept for the log and the detail view
+SUMMARY_CHARS = 160  # an outcome's one-line summary
+
+Snapshot = Callable[[str, str | None, str | None], list[str]]
+
+
+@dataclass
+class ActionEnv:
+    workspace: Path
+    spec: TaskSpec
+    step: int
+    snapshot: Snapshot  # (rel_path, before, after) -> artifact paths; the store provides it
+    last_error: str | None = None  # for load_context(error_details)
+    verification: Verification | None = None  # the previous one, for run_check
+    command_timeout_s: float = DEFAULT_TIMEOUT_S
+
+
+@dataclass(frozen=True)
+class ActionOutcome:
+    result: ResultKind  # success | failure | refused
+    summary: str  # one line for the log
+    output: str | None = None
+    error: str | None = None
+    files_changed: list[str] = field(default_factory=list)
+    snapshots: list[str] = field(default_factory=list)
+    memory_item: MemoryItem | None = None
+    note: str | None = None
+    command: CommandRun | None = None
+    changed_workspace: bool = False
+    verification: Verification | None = None  # run_check: the new verification
+
+
+class Failed(ForgeError):
+    """An action that ran and could not do what was asked (a missing file, no match)."""

@@ -1,0 +1,214 @@
+"""Fitting current_state to its budget: the design's compression table one step at a time,
+and at each step the elastic parts (file excerpts, loaded files) water-filled into the room the
+rest of the section leaves. Pinned items and operator decisions give way last; when they cannot
+fit, the step is marked over budget and must not go out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+from forgetui.engine import compress as cz
+from forgetui.engine.context.inputs import ContextInputs, Section
+from forgetui.engine.context.render import content_prefix, render_el, section_blocks
+from forgetui.engine.context.sections import LIST_CAPS, body_text, hard_section
+from forgetui.engine.context.state_tree import Squeeze, StateTree
+from forgetui.engine.context.target_files import measured, numbered_text
+from forgetui.engine.context.tree import Block
+from forgetui.engine.tokens import TokenCounter
+
+MIN_EXCERPT_TOKENS = 160  # a file excerpt smaller than this is not worth keeping over others
+EXCERPT_QUANTUM = 32  # excerpt budgets are rounded down to this, so a preview rebuilt after a
+# small change elsewhere finds the same excerpt (and its count) in the cache
+
+
+class CurrentState:
+    """Builds current_state within its budget: the least compressed step whose tree
+    (`StateTree`) fits, with `memory_refs` the items it shows and `over_budget` why the step
+    must not go out, if it must not."""
+
+    def __init__(self, inputs: ContextInputs, counter: TokenCounter, fmt: str) -> None:
+        self.inputs = inputs
+        self.counter = counter
+        self.fmt = fmt
+        self.state_tree = StateTree(inputs)
+        self.elastic = self.state_tree.elastic
+        self.items = self.state_tree.items
+        self.memory_refs: list[str] = []
+        self.over_budget: list[str] = []
+        self._headers: dict[tuple[int, int, bool], int] = {}
+        self._rigid_key: Squeeze | None = None
+        self._rigid_blocks: tuple[list[Block], list[str]] = ([], [])
+
+    def build(self, budget: int) -> Section:
+        has_pinned = any(item.pinned for item in self.items)
+        unpinned = sum(not item.pinned for item in self.items)
+        need = 0
+        for sq in self._squeezes(unpinned, has_pinned):
+            if sq.omit_pinned and not self.over_budget:
+                refs = ", ".join(item.ref for item in self.items if item.pinned)
+                self.over_budget.append(
+                    f"context over budget: pinned items {refs} need {need} tokens, "
+                    f"current_state budget {budget}"
+                )
+            section, need = self._attempt(sq, budget)
+            if section is not None:
+                return section
+        tree, self.memory_refs = self.state_tree.at(Squeeze(cut=True, list_cap=LIST_CAPS[-1]), {})
+        body = body_text(section_blocks(tree, self.fmt), self.fmt)
+        section = hard_section("current_state", budget, body, (), self.counter, self.fmt)
+        if not self.over_budget:
+            self.over_budget.append(
+                f"context over budget: {len(self.inputs.state.decisions)} operator decisions "
+                f"and the task inputs need {need} tokens, current_state budget {budget}"
+            )
+        return section
+
+    @staticmethod
+    def _squeezes(unpinned: int, has_pinned: bool) -> Iterator[Squeeze]:
+        sq = Squeeze()
+        yield sq
+        for change in ({"files": True}, {"collapse": True}, {"cut": True}):
+            sq = replace(sq, **change)
+            yield sq
+        for cap in LIST_CAPS:
+            sq = replace(sq, list_cap=cap)
+            yield sq
+        for dropped in range(1, unpinned + 1):
+            sq = replace(sq, dropped=dropped)
+            yield sq
+        if has_pinned:
+            sq = replace(sq, pinned=True)
+            yield sq
+        sq = replace(sq, starve=True)
+        yield sq
+        if has_pinned:
+            yield replace(sq, omit_pinned=True)
+
+    def _rigid(self, sq: Squeeze) -> tuple[list[Block], list[str]]:
+        """The section's blocks with the elastic parts left empty, and the memory refs shown.
+        Steps that change only how files are cut share one rendering."""
+        key = replace(sq, files=False, starve=False)
+        if key != self._rigid_key:
+            tree, refs = self.state_tree.at(sq, {})
+            self._rigid_key, self._rigid_blocks = key, (section_blocks(tree, self.fmt), refs)
+        return self._rigid_blocks
+
+    def _attempt(self, sq: Squeeze, budget: int) -> tuple[Section | None, int]:
+        """current_state at one compression step if it fits, and the tokens its pinned items
+        and decisions need."""
+        count = self.counter.count
+        blocks, refs = self._rigid(sq)
+        rigid = sum(count(block.text) for block in blocks if block.el.slot < 0)
+        need = sum(count(b.text) for b in blocks if b.el.mark and b.el.slot < 0)
+        placed = [block for block in blocks if block.el.slot >= 0]
+        need += sum(self._floor(b, sq) for b in placed if self.elastic[b.el.slot].pinned)
+        allotted = self._allot(placed, budget - rigid, sq)
+        if allotted is None:
+            return None, need
+        fills, excerpted = allotted
+        texts = [fills[b.el.slot] if b.el.slot >= 0 else b.text for b in blocks]
+        tokens = sum(count(text) for text in texts)
+        if tokens > budget:
+            return None, need
+        labels = sq.labels()
+        if excerpted:
+            labels = ("file content: first and last lines kept", *labels)
+        self.memory_refs = refs
+        return Section("current_state", budget, "".join(texts), tokens, labels), need
+
+    def _render(self, block: Block, text: str) -> str:
+        """An elastic part's block holding `text`."""
+        el = self.elastic[block.el.slot].make(text, block.el.slot)
+        return render_el(el, self.fmt, block.col, block.item)
+
+    def _header(self, block: Block) -> int:
+        """Tokens of an elastic element without its text lines."""
+        key = (block.el.slot, block.col, block.item)
+        if key not in self._headers:
+            prefix = content_prefix(self.fmt, block)
+            sample = self.counter.count(self._render(block, "x\nx"))
+            self._headers[key] = sample - 2 * self.counter.count(f"{prefix}x\n")
+        return self._headers[key]
+
+    def _measure(self, block: Block) -> cz.LineCosts:
+        part = self.elastic[block.el.slot]
+        prefix = content_prefix(self.fmt, block)
+        return measured(part.text, part.numbered, self.counter.encoding_name, prefix)
+
+    def _full(self, block: Block) -> str:
+        part = self.elastic[block.el.slot]
+        return self._render(block, numbered_text(part.text) if part.numbered else part.text)
+
+    def _compressible(self, slot: int, sq: Squeeze) -> bool:
+        return sq.files and (not self.elastic[slot].pinned or sq.pinned)
+
+    def _floor(self, block: Block, sq: Squeeze) -> int:
+        full = self._header(block) + self._measure(block).total_tokens
+        if not self._compressible(block.el.slot, sq):
+            return full
+        if sq.starve and not self.elastic[block.el.slot].memory:
+            return min(full, self._header(block))
+        return min(full, self._header(block) + MIN_EXCERPT_TOKENS)
+
+    def _allot(
+        self, placed: list[Block], room: int, sq: Squeeze
+    ) -> tuple[dict[int, str], bool] | None:
+        """The elastic parts' blocks within `room` tokens (and whether any was excerpted), or
+        None when they cannot fit."""
+        fulls = [self._header(b) + self._measure(b).total_tokens for b in placed]
+        if sum(fulls) <= room:
+            return {b.el.slot: self._full(b) for b in placed}, False
+        floors = [self._floor(b, sq) for b in placed]
+        if sum(floors) > room:
+            return None
+        shares = _water_fill(room, fulls, floors)
+        fills: dict[int, str] = {}
+        for block, full, floor, share in zip(placed, fulls, floors, shares, strict=True):
+            if share >= full:
+                fills[block.el.slot] = self._full(block)
+                continue
+            text = self._fit(block, max(floor, share - share % EXCERPT_QUANTUM))
+            if text is None:
+                return None
+            fills[block.el.slot] = text
+        return fills, True
+
+    def _fit(self, block: Block, allotment: int) -> str | None:
+        """The block of the longest first/last-lines excerpt that fits `allotment`."""
+        costs = self._measure(block)
+        body = allotment - self._header(block)
+        for _ in range(4):
+            excerpt = cz.fit_lines(costs, max(0, body), self.counter)
+            text = self._render(block, excerpt.text)
+            tokens = self.counter.count(text)
+            if tokens <= allotment:
+                return text
+            body -= tokens - allotment
+        return None
+
+
+def _water_fill(room: int, fulls: Sequence[int], floors: Sequence[int]) -> list[int]:
+    """Share `room` so that small parts get all they need and large ones split the rest evenly,
+    none below its floor (the floors must fit)."""
+    shares = [0] * len(fulls)
+    pending = sorted(range(len(fulls)), key=lambda index: fulls[index])
+    left = room
+    while pending:
+        share = left // len(pending)
+        smallest = pending[0]
+        if fulls[smallest] <= share:
+            shares[smallest] = fulls[smallest]
+            left -= fulls[smallest]
+            pending.pop(0)
+            continue
+        above = next((index for index in pending if floors[index] > share), None)
+        if above is not None:
+            shares[above] = floors[above]
+            left -= floors[above]
+            pending.remove(above)
+            continue
+        for index in pending:
+            shares[index] = share
+        break
+    return shares

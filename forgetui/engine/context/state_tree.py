@@ -1,0 +1,316 @@
+"""What current_state shows at one compression step: the task-type inputs, the target files,
+working memory, decisions, progress, the plan and the probe. Lists that grow with the task show
+their newest entries only, so step 1,000 costs what step 10 does. Fitting the result to its
+budget is current_state.py's job."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
+
+from forgetui.engine import compress as cz
+from forgetui.engine.context.inputs import ContextInputs
+from forgetui.engine.context.target_files import target_files
+from forgetui.engine.context.tree import El, Elastic, Scalar, drop_empty, seq, value_el
+from forgetui.engine.memory import MemoryItem, visible_items
+
+COMPLETED_SHOWN = 10  # progress.completed: the context shows the last 10
+# The scratchpad and the files touched show their last 5.
+SCRATCHPAD_SHOWN = 5
+PROBE_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Squeeze:
+    """How hard current_state is compressed, one step of the design's table at a time."""
+
+    files: bool = False  # file content: first/last lines
+    collapse: bool = False  # tool results on one line
+    cut: bool = False  # errors and long texts cut to 500 characters
+    list_cap: int | None = None  # lists keep the first N
+    dropped: int = 0  # unpinned memory items omitted, oldest first
+    pinned: bool = False  # the same strategies now apply to pinned items
+    starve: bool = False  # file excerpts may shrink to nothing
+    omit_pinned: bool = False  # pinned items cannot fit: the step must not go out
+
+    def labels(self) -> tuple[str, ...]:
+        labels = []
+        if self.collapse:
+            labels.append("tool results collapsed to one line")
+        if self.cut:
+            labels.append("errors and long texts cut to 500 characters")
+        if self.list_cap is not None:
+            labels.append(f"lists capped at {self.list_cap} items")
+        if self.dropped:
+            labels.append(f"{_items(self.dropped)} omitted")
+        if self.pinned:
+            labels.append("pinned items compressed")
+        if self.starve:
+            labels.append("file excerpts shrunk to fit")
+        if self.omit_pinned:
+            labels.append("pinned items omitted")
+        return tuple(labels)
+
+
+class StateTree:
+    """current_state's element tree at any compression step. The long texts (multi-line task
+    inputs, target files, loaded file contents) are registered once as `elastic` parts, left
+    empty in the tree and filled by the fitter with whatever fits."""
+
+    def __init__(self, inputs: ContextInputs) -> None:
+        self.inputs = inputs
+        self.elastic: list[Elastic] = []
+        self.items = visible_items(inputs.memory, inputs.state.next_step)
+        self._inputs_els = self._task_inputs()
+        self._files_el = target_files(inputs.workspace, inputs.spec.target_files, self._add_elastic)
+        self._memory_slots = [self._memory_slot(item) for item in self.items]
+
+    # -- the parts that do not depend on compression
+
+    def _add_elastic(self, part: Elastic) -> int:
+        self.elastic.append(part)
+        return len(self.elastic) - 1
+
+    def _task_inputs(self) -> list[tuple[str, Any, int]]:
+        """(key, value, slot) of the task-type inputs, type-specific ones first."""
+        spec = self.inputs.spec
+        order = {
+            "fix_violation": ("violation", "check_definition"),
+            "implement_feature": ("spec",),
+            "write_tests": ("test_requirements", "test_patterns"),
+            "generic": ("inputs",),
+        }[spec.task_type]
+        keys = (
+            *order,
+            "violation",
+            "check_definition",
+            "spec",
+            "test_requirements",
+            "test_patterns",
+            "inputs",
+        )
+        found: list[tuple[str, Any, int]] = []
+        for key in dict.fromkeys(keys):
+            value = getattr(spec, key)
+            if value in (None, "", [], {}):
+                continue
+            slot = -1
+            if isinstance(value, str) and "\n" in value.strip():
+                slot = self._add_elastic(Elastic(partial(_text_el, key), value, numbered=False))
+            found.append((key, value, slot))
+        return found
+
+    def _memory_slot(self, item: MemoryItem) -> int:
+        content = item.content
+        if (
+            item.type == "loaded_context"
+            and isinstance(content, str)
+            and "\n" in content.strip()
+            and not _errorish(item)
+        ):
+            attrs = _memory_attrs(item, self.inputs.state.next_step)
+
+            def make(text: str, slot: int) -> El:
+                return El(
+                    "item",
+                    text=text,
+                    attrs=attrs,
+                    text_key="content",
+                    slot=slot,
+                    mark="pinned" if item.pinned else "",
+                )
+
+            part = Elastic(make, content, numbered=False, memory=True, pinned=item.pinned)
+            return self._add_elastic(part)
+        return -1
+
+    # -- the tree at one compression step
+
+    def at(self, sq: Squeeze, fills: Mapping[int, str]) -> tuple[El, list[str]]:
+        """current_state at one compression step, and the refs of the memory items shown."""
+        state = self.inputs.state
+        cap = sq.list_cap
+
+        def listed(
+            values: Sequence[str], newest: int | None = None, cut: bool = sq.cut
+        ) -> list[str]:
+            """A list under the lists rule: the first `cap` items, or for a list that grows
+            with the task (`newest` given) its newest ones."""
+            values = [cz.cut_error(value) if cut else value for value in values]
+            caps = [limit for limit in (newest, cap) if limit is not None]
+            if not caps:
+                return values
+            return cz.cap_list(values, min(caps), end="first" if newest is None else "last")
+
+        def elastic(slot: int) -> El:
+            return self.elastic[slot].make(fills.get(slot, ""), slot)
+
+        parts: list[El | None] = []
+        for key, value, slot in self._inputs_els:
+            if slot >= 0:
+                parts.append(elastic(slot))
+            elif isinstance(value, str):
+                parts.append(El(key, text=cz.cut_error(value) if sq.cut else value))
+            else:
+                parts.append(value_el(key, value, cut=sq.cut, cap=cap))
+        if self._files_el is not None:
+            files = [elastic(el.slot) if el.slot >= 0 else el for el in self._files_el.items]
+            parts.append(replace(self._files_el, items=tuple(files)))
+        memory, refs = self._memory(sq, elastic)
+        parts.append(memory)
+        parts.append(self._decisions(sq))
+        progress = state.progress
+        parts.append(
+            El(
+                "progress",
+                items=drop_empty(
+                    El("objective", text=progress.objective),
+                    seq("completed", listed(progress.completed, COMPLETED_SHOWN), "step"),
+                    seq("pending", listed(progress.pending), "step"),
+                ),
+            )
+        )
+        parts.append(seq("scratchpad", listed(state.scratchpad, SCRATCHPAD_SHOWN), "note"))
+
+        parts.append(self._plan(cap))
+        probe = state.probe
+        commands = [
+            f"{run.cmd} -> {'no exit code' if run.exit_code is None else f'exit {run.exit_code}'}"
+            f" (step {run.step})"
+            for run in probe.recent_commands
+        ]
+        parts.append(
+            El(
+                "probe",
+                items=drop_empty(
+                    seq("files_written", listed(probe.files_written, PROBE_SHOWN), "path"),
+                    seq("files_missing", listed(probe.files_missing, PROBE_SHOWN), "path"),
+                    seq("recent_commands", listed(commands), "command"),
+                    seq("last_errors", listed(probe.last_errors, cut=True), "error"),
+                ),
+            )
+        )
+        parts.append(seq("blocked", listed(state.loop_guard.blocked), "signature"))
+        escalation = state.pending_escalation
+        if escalation is not None:
+            parts.append(
+                El(
+                    "pending_escalation",
+                    items=drop_empty(
+                        El("reason", text=escalation.reason),
+                        El("question", text=escalation.question),
+                        seq("options", listed(escalation.options), "option"),
+                        seq("evidence", listed(escalation.evidence, cut=True), "item"),
+                        El("step", text=escalation.step),
+                    ),
+                )
+            )
+        return El("current_state", items=drop_empty(*parts)), refs
+
+    def _memory(self, sq: Squeeze, elastic: Callable[[int], El]) -> tuple[El | None, list[str]]:
+        items: list[El] = []
+        refs: list[str] = []
+        dropped = 0
+        omitted_pinned: list[str] = []
+        for item, slot in zip(self.items, self._memory_slots, strict=True):
+            if not item.pinned and dropped < sq.dropped:
+                dropped += 1
+                continue
+            if item.pinned and sq.omit_pinned:
+                omitted_pinned.append(item.ref)
+                continue
+            squeeze = not item.pinned or sq.pinned
+            refs.append(item.ref)
+            if slot >= 0:
+                items.append(elastic(slot))
+            else:
+                items.append(self._memory_el(item, sq if squeeze else Squeeze()))
+        if dropped:
+            items.append(El("item", text=f"{_items(dropped)} omitted (oldest first)"))
+        if omitted_pinned:
+            items.append(
+                El(
+                    "item",
+                    text=f"pinned items omitted (context over budget): {', '.join(omitted_pinned)}",
+                )
+            )
+        return (El("memory", seq=True, items=tuple(items)) if items else None), refs
+
+    def _memory_el(self, item: MemoryItem, sq: Squeeze) -> El:
+        attrs = _memory_attrs(item, self.inputs.state.next_step)
+        mark = "pinned" if item.pinned else ""
+        content = item.content
+        if sq.collapse and item.type == "action_result":
+            content = cz.one_line(content)
+        elif sq.cut and isinstance(content, str):
+            content = cz.cut_error(content)
+        if isinstance(content, str):
+            return El("item", text=content, attrs=attrs, text_key="content", mark=mark)
+        value = value_el("content", content, cut=sq.cut, cap=sq.list_cap)
+        return El("item", attrs=attrs, items=(value,), mark=mark)
+
+    def _decisions(self, sq: Squeeze) -> El | None:
+        """All operator decisions, never dropped; under pressure only the questions shrink."""
+        decisions = self.inputs.state.decisions
+        if not decisions:
+            return None
+        items = tuple(
+            El(
+                "decision",
+                attrs=(("step", decision.step),),
+                items=(
+                    El(
+                        "question",
+                        text=cz.cut_error(decision.question, 200) if sq.cut else decision.question,
+                    ),
+                    El("answer", text=decision.answer),
+                ),
+                mark="decision",
+            )
+            for decision in decisions
+        )
+        return El("decisions", seq=True, items=items)
+
+    def _plan(self, cap: int | None) -> El | None:
+        plan = self.inputs.state.plan or self.inputs.spec.plan
+        if plan is None:
+            return None
+        current = plan.current()
+        marks = {"pending": "[ ]", "done": "[x]", "failed": "[!]"}
+        lines: list[str] = []
+        current_line = 0
+        for ti, task in enumerate(plan.tasks):
+            lines.append(f"{ti + 1}. {task.title}")
+            for si, sub in enumerate(task.subtasks):
+                reason = f" ({sub.reason})" if sub.reason else ""
+                here = (ti, si) == current
+                if here:
+                    current_line = len(lines)
+                line = f"{ti + 1}.{si + 1} {marks[sub.status]} {sub.title}{reason}"
+                lines.append(line + ("  <- current" if here else ""))
+        if cap is not None:
+            lines = cz.cap_around(lines, current_line, cap)
+        return El("plan", items=drop_empty(El("goal", text=plan.goal), seq("steps", lines)))
+
+
+def _text_el(tag: str, text: str, slot: int) -> El:
+    return El(tag, text=text, slot=slot)
+
+
+def _items(count: int) -> str:
+    return f"{count} memory item{'' if count == 1 else 's'}"
+
+
+def _errorish(item: MemoryItem) -> bool:
+    return (item.key or "").split(":", 1)[0] in ("test_output", "error_details")
+
+
+def _memory_attrs(item: MemoryItem, next_step: int) -> tuple[tuple[str, Scalar], ...]:
+    return (
+        ("ref", item.ref),
+        ("type", item.type),
+        ("pinned", item.pinned),
+        ("expires_in_steps", item.steps_left(next_step)),
+    )

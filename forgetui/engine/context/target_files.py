@@ -1,0 +1,105 @@
+"""The task's target files in current_state: globs expanded, each file a status or an elastic
+excerpt. Reads are cached by path, mtime and size, and a file's per-line token costs by its
+text, so a preview rebuilt every keystroke reads and measures a file once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from forgetui.engine import compress as cz
+from forgetui.engine.context.render import clean
+from forgetui.engine.context.tree import El, Elastic
+from forgetui.engine.tokens import counter_for_encoding
+from forgetui.engine.workspace import looks_binary, workspace_glob
+
+MAX_TARGET_FILES = 8
+MAX_FILE_BYTES = 4_000_000
+
+
+@lru_cache(maxsize=64)
+def measured(text: str, numbered: bool, encoding: str, prefix: str) -> cz.LineCosts:
+    """The per-line token costs of an elastic text as it is rendered (numbered or cleaned)."""
+    lines = (numbered_text(text) if numbered else clean(text)).split("\n")
+    return cz.measure_lines(lines, counter_for_encoding(encoding), prefix)
+
+
+@lru_cache(maxsize=64)
+def numbered_text(text: str) -> str:
+    return cz.number_lines(text)
+
+
+@lru_cache(maxsize=64)
+def _read_text(path: str, mtime_ns: int, size: int) -> tuple[str, int] | None:
+    """A target file's text and line count (None: binary), cached until its mtime or size
+    changes."""
+    data = Path(path).read_bytes()
+    if looks_binary(data):
+        return None
+    text = data.decode("utf-8", errors="replace")
+    return text, len(cz.split_lines(text))
+
+
+def target_paths(workspace: Path, patterns: Sequence[str]) -> tuple[list[str], int]:
+    """Target files named in task.yaml, globs expanded; (paths shown, how many more)."""
+    root = workspace.resolve()
+    paths: list[str] = []
+    for pattern in patterns:
+        if any(char in pattern for char in "*?["):
+            matches = workspace_glob(workspace, pattern)
+            paths += [match.relative_to(root).as_posix() for match in matches]
+        else:
+            paths.append(pattern)
+    unique = list(dict.fromkeys(paths))
+    return unique[:MAX_TARGET_FILES], max(0, len(unique) - MAX_TARGET_FILES)
+
+
+def target_files(
+    workspace: Path, patterns: Sequence[str], add_elastic: Callable[[Elastic], int]
+) -> El | None:
+    """The target_files element; each readable file's text is registered with `add_elastic`,
+    which returns the slot its element carries."""
+    if not patterns:
+        return None
+    shown, more = target_paths(workspace, patterns)
+    root = workspace.resolve()
+    items: list[El] = []
+    for rel in shown:
+        items.append(_target_file(root, rel, add_elastic))
+    if more:
+        items.append(El("file", text=f"... and {more} more"))
+    return El("target_files", seq=True, items=tuple(items))
+
+
+def _target_file(root: Path, rel: str, add_elastic: Callable[[Elastic], int]) -> El:
+    def status(text: str) -> El:
+        return El("file", attrs=(("path", rel), ("status", text)))
+
+    path = (root / rel).resolve()
+    if not path.is_relative_to(root):
+        return status("outside the workspace")
+    try:
+        info = path.stat()
+    except OSError:
+        return status("missing")
+    if not path.is_file():
+        return status("not a file")
+    if info.st_size > MAX_FILE_BYTES:
+        return status(f"too large to excerpt ({info.st_size} bytes)")
+    try:
+        read = _read_text(str(path), info.st_mtime_ns, info.st_size)
+    except OSError as exc:
+        return status(f"unreadable ({exc.strerror or exc})")
+    if read is None:
+        return status(f"binary ({info.st_size} bytes)")
+    text, lines = read
+    if not lines:
+        return El("file", attrs=(("path", rel), ("lines", 0)))
+    attrs = (("path", rel), ("lines", lines))
+
+    def make(excerpt: str, slot: int) -> El:
+        return El("file", text=excerpt, attrs=attrs, text_key="excerpt", slot=slot)
+
+    slot = add_elastic(Elastic(make, text, numbered=True))
+    return make("", slot)

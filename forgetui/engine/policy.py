@@ -1,0 +1,62 @@
+"""When a step must wait for the operator (DESIGN.md section 6): escalations, approvals and
+the step and cost limits."""
+
+from __future__ import annotations
+
+from forgetui.engine.catalog import ACTIONS
+from forgetui.engine.clock import now_iso
+from forgetui.engine.state import Escalation, EscalationReason, PendingAction, TaskState
+from forgetui.engine.task import TaskSpec
+
+WRITE_ACTIONS = tuple(name for name, spec in ACTIONS.items() if spec.changes_workspace)
+
+Limit = tuple[EscalationReason, str, list[str]]
+
+
+def escalation(
+    reason: EscalationReason,
+    question: str,
+    step: int,
+    *,
+    options: list[str] | None = None,
+    evidence: list[str] | None = None,
+    pending: PendingAction | None = None,
+) -> Escalation:
+    return Escalation(
+        reason=reason,
+        question=question,
+        options=options or [],
+        evidence=evidence or [],
+        pending_action=pending,
+        step=step,
+        raised_at=now_iso(),
+    )
+
+
+def needs_approval(spec: TaskSpec, action: str) -> bool:
+    if spec.approval == "confirm_all":
+        return action not in ("escalate",)
+    return spec.approval == "confirm_writes" and action in WRITE_ACTIONS
+
+
+def limit_reached(spec: TaskSpec, state: TaskState) -> Limit | None:
+    """(reason, question, evidence) when the task is out of steps or money."""
+    limits = spec.limits
+    max_steps = limits.max_steps + state.extra_steps
+    if state.step >= max_steps:
+        return (
+            "max_steps",
+            f"The task reached its step limit ({max_steps}). Continue for "
+            f"{limits.max_steps} more steps, or abort?",
+            [f"step {state.step} of {max_steps}"],
+        )
+    if limits.max_cost_usd is not None:
+        max_cost = limits.max_cost_usd + state.extra_cost_usd
+        if state.totals.cost_usd >= max_cost:
+            return (
+                "max_cost",
+                f"The task reached its cost limit (${max_cost:.2f}). Continue with "
+                f"${limits.max_cost_usd:.2f} more, or abort?",
+                [f"spent ${state.totals.cost_usd:.4f}"],
+            )
+    return None

@@ -1,0 +1,96 @@
+"""The bookkeeping a recorded step leaves in state.yaml: what was done and what is pending
+(the `progress` summary that outlives the last 3 actions), the probe, and the model's usage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from forgetui.engine import memory as wm
+from forgetui.engine.llm import ModelReply
+from forgetui.engine.records import ResultRecord
+from forgetui.engine.state import TaskState
+from forgetui.engine.task import TaskSpec
+
+KEEP_COMPLETED = 20
+KEEP_SCRATCHPAD = 50
+KEEP_COMMANDS = 5
+READ_ONLY_ACTIONS = ("read_file", "list_dir", "search")
+# Results whose output the agent asked to see: kept in its working memory.
+OUTPUT_ACTIONS = ("read_file", "search", "list_dir", "run_cmd")
+
+
+def remember_result(memory: wm.WorkingMemory, result: ResultRecord) -> wm.WorkingMemory:
+    """This step's result as the newest action_result item (FIFO), replacing any earlier one
+    of the same step."""
+    content: dict[str, Any] = {
+        "action": result.action,
+        "result": result.result,
+        "summary": result.summary,
+    }
+    if result.output and result.action in OUTPUT_ACTIONS:
+        content["output"] = result.output
+    if result.error:
+        content["error"] = result.error
+    items = [i for i in memory.items if not (i.type == "action_result" and i.step == result.step)]
+    memory = memory.model_copy(update={"items": items})
+    memory, _ = wm.add_item(
+        memory, wm.MemoryItem(type="action_result", step=result.step, content=content)
+    )
+    return memory
+
+
+def update_progress(
+    state: TaskState, result: ResultRecord, spec: TaskSpec, workspace: Path
+) -> None:
+    probe = state.probe
+    written = probe.files_written
+    for path in result.files_changed:
+        written = [p for p in written if p != path] + [path]
+    errors = probe.last_errors
+    if result.error:
+        errors = [*errors, f"step {result.step}: {result.error[:500]}"][-3:]
+    missing = [p for p in spec.target_files if not (workspace / p).exists()]
+    state.probe = probe.model_copy(
+        update={"files_written": written[-10:], "last_errors": errors, "files_missing": missing}
+    )
+    progress = state.progress
+    completed = progress.completed
+    count = progress.completed_count
+    if result.result == "success" and result.action not in READ_ONLY_ACTIONS:
+        completed = [*completed, f"{result.step}: {result.summary}"][-KEEP_COMPLETED:]
+        count += 1
+    pending = [
+        f"make check '{name}' pass"
+        for name, check in state.verification.checks.items()
+        if not check.passing
+    ]
+    objective = spec.goal
+    if state.plan and (where := state.plan.current()):
+        task = state.plan.tasks[where[0]]
+        objective = f"{task.title}: {task.subtasks[where[1]].title}"
+        pending = [
+            s.title for t in state.plan.tasks for s in t.subtasks if s.status == "pending"
+        ] + pending
+    state.progress = progress.model_copy(
+        update={
+            "completed": completed,
+            "completed_count": count,
+            "pending": pending[:20],
+            "objective": objective,
+        }
+    )
+
+
+def add_usage(state: TaskState, reply: ModelReply | None) -> None:
+    if reply is None:
+        return
+    totals = state.totals
+    state.totals = totals.model_copy(
+        update={
+            "prompt_tokens": totals.prompt_tokens + reply.prompt_tokens,
+            "completion_tokens": totals.completion_tokens + reply.completion_tokens,
+            "cost_usd": round(totals.cost_usd + reply.cost, 6),
+            "model_calls": totals.model_calls + 1,
+        }
+    )

@@ -1,0 +1,65 @@
+"""What the engine reports to its front ends: a step's report, progress events inside a step,
+and the public JSON shapes they print (DESIGN.md section 9)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from forgetui.engine.state import Escalation, Verification
+
+
+def verification_json(verification: Verification) -> dict[str, Any]:
+    """The public JSON shape of verification (`status --json`, `run --json`)."""
+    return {
+        "checks": {
+            name: {"passing": check.passing, "details": check.details}
+            for name, check in verification.checks.items()
+        },
+        "ready_for_completion": verification.ready_for_completion,
+    }
+
+
+def escalation_json(escalation: Escalation | None) -> dict[str, Any] | None:
+    """The public JSON shape of a pending escalation (`status --json`, run's final line)."""
+    if escalation is None:
+        return None
+    return escalation.model_dump(mode="json", exclude_none=True)
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """What one call of `Executor.step()` did: the `run --json` line of DESIGN.md section 9."""
+
+    step: int
+    action: str | None
+    args: dict[str, Any]
+    result: str
+    summary: str
+    context_tokens: int
+    status: str
+    verification: dict[str, Any]
+    escalation: Escalation | None = None
+    model_called: bool = False
+    cost: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "action": self.action,
+            "args": self.args,
+            "result": self.result,
+            "summary": self.summary,
+            "context_tokens": self.context_tokens,
+            "status": self.status,
+            "verification": self.verification,
+        }
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    """Progress inside a step, for a live display: 'context', 'model', 'execute', 'verify'."""
+
+    step: int
+    stage: str
+    detail: str = ""

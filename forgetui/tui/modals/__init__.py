@@ -1,0 +1,1 @@
+"""Screens pushed over the workbench; each dismisses with its result."""

@@ -1,0 +1,1 @@
+"""The workbench panes: task frame, compiled context, working memory, action log, verification."""
