@@ -2,12 +2,13 @@
 
 Every engine call runs in a thread worker that only posts messages; handlers here own the UI
 state. Run/pause is a flag checked between steps: each executor worker runs exactly one step,
-and StepRecorded starts the next only while the flag is up."""
+and StepRecorded starts the next only while the flag is up. The operator's commands live in
+operator_commands.py; what remains (a little over 400 lines) is the load/refresh flow and the
+run loop, which share the screen's state and read best together."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -15,7 +16,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
@@ -25,13 +25,10 @@ from forgetui.tui.config import Settings
 from forgetui.tui.footer import KeyFooter
 from forgetui.tui.header import Activity, StatusHeader
 from forgetui.tui.messages import (
-    DetailLoaded,
     EscalationRaised,
     ExecutorNotice,
     LogRowsLoaded,
     LogWindowNeeded,
-    OperatorDone,
-    SavedContextLoaded,
     SnapshotFailed,
     SnapshotLoaded,
     StepFailed,
@@ -40,6 +37,7 @@ from forgetui.tui.messages import (
     StepStarted,
     TaskFilesChanged,
 )
+from forgetui.tui.operator_commands import OperatorCommands
 from forgetui.tui.panes.action_log import ActionLogPane, LogView
 from forgetui.tui.panes.context import ContextPane
 from forgetui.tui.panes.memory import MemoryList, MemoryPane
@@ -63,7 +61,7 @@ def _is_task_file(_change: object, path: str) -> bool:
     return Path(path).name in WATCHED_FILES
 
 
-class WorkbenchScreen(Screen[None]):
+class WorkbenchScreen(OperatorCommands):
     BINDINGS: ClassVar[list[BindingType]] = bindings("screen")  # type: ignore[assignment]
 
     def __init__(self, reader: TaskReader, session: Session, settings: Settings) -> None:
@@ -369,145 +367,6 @@ class WorkbenchScreen(Screen[None]):
         else:
             self.notify(text, title=str(title), severity="error", markup=False)
             self.request_reload()
-
-    # -- the operator ---------------------------------------------------------------------------
-
-    @work(thread=True, exit_on_error=False, group="operator")
-    def operate(self, change: Callable[[], str]) -> None:
-        self.post_message(OperatorDone(change()))
-
-    @on(OperatorDone)
-    def reload_after_operator(self, message: OperatorDone) -> None:
-        self.notify(message.text, timeout=3, markup=False)
-        self.request_reload()
-
-    def action_answer(self) -> None:
-        snap = self.snapshot
-        if snap is None or snap.escalation is None:
-            return
-        from forgetui.tui.modals.escalation import EscalationScreen
-
-        self.app.push_screen(EscalationScreen(snap.escalation, snap.recent), self._answered)
-
-    def _answered(self, text: str | None) -> None:
-        if text is not None:
-            self.operate(lambda: self.session.answer(text))
-
-    def _selected_memory(self) -> str | None:
-        row = self.query_one(MemoryPane).selected
-        return row.ref if row is not None else None
-
-    def action_toggle_pin(self) -> None:
-        row = self.query_one(MemoryPane).selected
-        if row is not None:
-            ref, pinned = row.ref, not row.pinned
-            self.operate(lambda: self.session.pin(ref, pinned))
-
-    def action_evict(self) -> None:
-        ref = self._selected_memory()
-        if ref is not None:
-            self.operate(lambda: self.session.evict(ref))
-
-    def action_add_note(self) -> None:
-        from forgetui.tui.modals.text_prompt import TextPromptScreen
-
-        self.app.push_screen(
-            TextPromptScreen(
-                "Add a note to working memory",
-                "The agent sees it in every context from the next step on.",
-                "what the agent should know",
-                prompt_id="note-prompt",
-            ),
-            self._note_typed,
-        )
-
-    def _note_typed(self, text: str | None) -> None:
-        if text is not None:
-            self.operate(lambda: self.session.note(text))
-
-    def action_edit_memory(self) -> None:
-        self._open_memory_detail(editing=True)
-
-    def _open_memory_detail(self, editing: bool = False) -> None:
-        row = self.query_one(MemoryPane).selected
-        if row is None:
-            return
-        snap = self.snapshot
-        read_only = snap is None or snap.read_only or self.step_in_flight is not None
-
-        def edited(content: str | None) -> None:
-            if content is not None:
-                self.operate(lambda: self.session.edit(row.ref, content))
-
-        from forgetui.tui.modals.memory_detail import MemoryDetailScreen
-
-        self.app.push_screen(MemoryDetailScreen(row, editing, read_only), edited)
-
-    # -- detail and context navigation ----------------------------------------------------------
-
-    def action_open_detail(self) -> None:
-        focused = self.focused
-        block = self.query_one(ContextPane).focused_block()
-        if block is not None:
-            block.toggle()
-        elif isinstance(focused, MemoryList):
-            self._open_memory_detail()
-        elif isinstance(focused, LogView) and focused.selected is not None:
-            self.load_detail(focused.selected.index)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
-    def load_detail(self, index: int) -> None:
-        self.post_message(DetailLoaded(self.reader.record_detail(index)))
-
-    @on(DetailLoaded)
-    def show_detail(self, message: DetailLoaded) -> None:
-        from forgetui.tui.modals.record_detail import RecordDetailScreen
-
-        self.app.push_screen(RecordDetailScreen(message.detail))
-
-    def action_earlier_context(self) -> None:
-        snap = self.snapshot
-        if snap is None or snap.step < 1:
-            return
-        step = snap.step if self.context_step is None else max(1, self.context_step - 1)
-        self._show_context_step(step)
-
-    def action_later_context(self) -> None:
-        snap = self.snapshot
-        if self.context_step is None or snap is None:
-            return
-        if self.context_step >= snap.step:
-            self._show_context_step(None)
-        else:
-            self._show_context_step(self.context_step + 1)
-
-    def _show_context_step(self, step: int | None) -> None:
-        self.context_step = step
-        self.sync_bindings()
-        if step is None:
-            self.request_reload()
-            return
-        self.load_saved_context(step)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="context")
-    def load_saved_context(self, step: int) -> None:
-        try:
-            view = self.reader.saved_context(step)
-        except ForgeError as exc:
-            self.post_message(SavedContextLoaded(step, None, exc.message))
-            return
-        self.post_message(SavedContextLoaded(step, view, None))
-
-    @on(SavedContextLoaded)
-    async def show_saved_context(self, message: SavedContextLoaded) -> None:
-        if message.step != self.context_step:
-            return
-        pane = self.query_one(ContextPane)
-        if message.view is None:
-            pane.view = None
-            pane.show_error(f"step {message.step}", message.error or "not saved")
-        else:
-            await pane.show_view(message.view)
 
     # -- what applies now -----------------------------------------------------------------------
 

@@ -1,0 +1,173 @@
+"""The operator's commands on the workbench: answering, changing working memory, opening a
+record in full and paging through the contexts as sent. A base of `WorkbenchScreen`, which
+owns the state these read (the snapshot, the step in flight) and the reload they ask for."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import on, work
+from textual.screen import Screen
+
+from forgetui.engine.api import ForgeError
+from forgetui.tui.messages import DetailLoaded, OperatorDone, SavedContextLoaded
+from forgetui.tui.panes.action_log import LogView
+from forgetui.tui.panes.context import ContextPane
+from forgetui.tui.panes.memory import MemoryList, MemoryPane
+from forgetui.tui.session import Session
+from forgetui.tui.snapshot import TaskReader, TaskSnapshot
+
+
+class OperatorCommands(Screen[None]):
+    reader: TaskReader
+    session: Session
+    snapshot: TaskSnapshot | None
+    step_in_flight: int | None
+    context_step: int | None  # None: the next step's preview
+
+    def request_reload(self) -> None:
+        """Load the task's views again (the workbench coalesces these)."""
+        raise NotImplementedError
+
+    def sync_bindings(self) -> None:
+        """Refresh the footer if what applies changed."""
+        raise NotImplementedError
+
+    # -- the operator ---------------------------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, group="operator")
+    def operate(self, change: Callable[[], str]) -> None:
+        self.post_message(OperatorDone(change()))
+
+    @on(OperatorDone)
+    def reload_after_operator(self, message: OperatorDone) -> None:
+        self.notify(message.text, timeout=3, markup=False)
+        self.request_reload()
+
+    def action_answer(self) -> None:
+        snap = self.snapshot
+        if snap is None or snap.escalation is None:
+            return
+        from forgetui.tui.modals.escalation import EscalationScreen
+
+        self.app.push_screen(EscalationScreen(snap.escalation, snap.recent), self._answered)
+
+    def _answered(self, text: str | None) -> None:
+        if text is not None:
+            self.operate(lambda: self.session.answer(text))
+
+    def _selected_memory(self) -> str | None:
+        row = self.query_one(MemoryPane).selected
+        return row.ref if row is not None else None
+
+    def action_toggle_pin(self) -> None:
+        row = self.query_one(MemoryPane).selected
+        if row is not None:
+            ref, pinned = row.ref, not row.pinned
+            self.operate(lambda: self.session.pin(ref, pinned))
+
+    def action_evict(self) -> None:
+        ref = self._selected_memory()
+        if ref is not None:
+            self.operate(lambda: self.session.evict(ref))
+
+    def action_add_note(self) -> None:
+        from forgetui.tui.modals.text_prompt import TextPromptScreen
+
+        self.app.push_screen(
+            TextPromptScreen(
+                "Add a note to working memory",
+                "The agent sees it in every context from the next step on.",
+                "what the agent should know",
+                prompt_id="note-prompt",
+            ),
+            self._note_typed,
+        )
+
+    def _note_typed(self, text: str | None) -> None:
+        if text is not None:
+            self.operate(lambda: self.session.note(text))
+
+    def action_edit_memory(self) -> None:
+        self._open_memory_detail(editing=True)
+
+    def _open_memory_detail(self, editing: bool = False) -> None:
+        row = self.query_one(MemoryPane).selected
+        if row is None:
+            return
+        snap = self.snapshot
+        read_only = snap is None or snap.read_only or self.step_in_flight is not None
+
+        def edited(content: str | None) -> None:
+            if content is not None:
+                self.operate(lambda: self.session.edit(row.ref, content))
+
+        from forgetui.tui.modals.memory_detail import MemoryDetailScreen
+
+        self.app.push_screen(MemoryDetailScreen(row, editing, read_only), edited)
+
+    # -- detail and context navigation ----------------------------------------------------------
+
+    def action_open_detail(self) -> None:
+        focused = self.focused
+        block = self.query_one(ContextPane).focused_block()
+        if block is not None:
+            block.toggle()
+        elif isinstance(focused, MemoryList):
+            self._open_memory_detail()
+        elif isinstance(focused, LogView) and focused.selected is not None:
+            self.load_detail(focused.selected.index)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
+    def load_detail(self, index: int) -> None:
+        self.post_message(DetailLoaded(self.reader.record_detail(index)))
+
+    @on(DetailLoaded)
+    def show_detail(self, message: DetailLoaded) -> None:
+        from forgetui.tui.modals.record_detail import RecordDetailScreen
+
+        self.app.push_screen(RecordDetailScreen(message.detail))
+
+    def action_earlier_context(self) -> None:
+        snap = self.snapshot
+        if snap is None or snap.step < 1:
+            return
+        step = snap.step if self.context_step is None else max(1, self.context_step - 1)
+        self._show_context_step(step)
+
+    def action_later_context(self) -> None:
+        snap = self.snapshot
+        if self.context_step is None or snap is None:
+            return
+        if self.context_step >= snap.step:
+            self._show_context_step(None)
+        else:
+            self._show_context_step(self.context_step + 1)
+
+    def _show_context_step(self, step: int | None) -> None:
+        self.context_step = step
+        self.sync_bindings()
+        if step is None:
+            self.request_reload()
+            return
+        self.load_saved_context(step)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="context")
+    def load_saved_context(self, step: int) -> None:
+        try:
+            view = self.reader.saved_context(step)
+        except ForgeError as exc:
+            self.post_message(SavedContextLoaded(step, None, exc.message))
+            return
+        self.post_message(SavedContextLoaded(step, view, None))
+
+    @on(SavedContextLoaded)
+    async def show_saved_context(self, message: SavedContextLoaded) -> None:
+        if message.step != self.context_step:
+            return
+        pane = self.query_one(ContextPane)
+        if message.view is None:
+            pane.view = None
+            pane.show_error(f"step {message.step}", message.error or "not saved")
+        else:
+            await pane.show_view(message.view)
