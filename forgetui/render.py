@@ -8,61 +8,76 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rich.console import Console
-from rich.table import Table
-
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
     from forgetui.engine.api import CompiledContext, MemoryRow, StepEvent, StepReport
 
-console = Console(highlight=False)
+_CONSOLE: list[Console] = []
+
+
+def console() -> Console:
+    """One console for the process, made on first use: JSON output never imports rich."""
+    if not _CONSOLE:
+        from rich.console import Console
+
+        _CONSOLE.append(Console(highlight=False))
+    return _CONSOLE[0]
+
+
+def table(**options: Any) -> Table:
+    from rich.table import Table
+
+    return Table(**options)
 
 
 def print_context(ctx: CompiledContext) -> None:
-    table = Table(title=f"context for step {ctx.step} ({ctx.format})", title_justify="left")
-    table.add_column("section")
-    table.add_column("tokens", justify="right")
-    table.add_column("budget", justify="right")
+    grid = table(title=f"context for step {ctx.step} ({ctx.format})", title_justify="left")
+    grid.add_column("section")
+    grid.add_column("tokens", justify="right")
+    grid.add_column("budget", justify="right")
     for section in ctx.sections:
         style = "red" if section.tokens > section.budget else ""
-        table.add_row(section.name, str(section.tokens), str(section.budget), style=style)
-    table.add_row("total", str(ctx.total_tokens), str(ctx.max_tokens), style="bold")
+        grid.add_row(section.name, str(section.tokens), str(section.budget), style=style)
+    grid.add_row("total", str(ctx.total_tokens), str(ctx.max_tokens), style="bold")
     for message in ctx.messages:
-        console.rule(message["role"])
-        console.print(message["content"], markup=False)
-    console.print(table)
+        console().rule(message["role"])
+        console().print(message["content"], markup=False)
+    console().print(grid)
     for reason in ctx.over_budget:
-        console.print(f"[red]over budget:[/] {reason}")
+        console().print(f"[red]over budget:[/] {reason}")
 
 
 def print_status(info: dict[str, Any]) -> None:
-    console.print(
+    console().print(
         f"[bold]{info['task_id']}[/]  status {info['status']}  phase {info['phase']}  "
         f"step {info['step']}"
     )
     verification = info["verification"]
     for name, check in verification["checks"].items():
         mark = "[green]pass[/]" if check["passing"] else "[red]fail[/]"
-        console.print(f"  {mark} {name}: {check['details']}", markup=True)
-    console.print(f"  ready for completion: {verification['ready_for_completion']}")
+        console().print(f"  {mark} {name}: {check['details']}", markup=True)
+    console().print(f"  ready for completion: {verification['ready_for_completion']}")
     escalation = info.get("pending_escalation")
     if escalation:
-        console.print(f"[yellow]escalated ({escalation['reason']}):[/] {escalation['question']}")
+        console().print(f"[yellow]escalated ({escalation['reason']}):[/] {escalation['question']}")
         for option in escalation.get("options", []):
-            console.print(f"  - {option}")
+            console().print(f"  - {option}")
 
 
 def print_log(entries: Iterable[dict[str, Any]]) -> None:
-    table = Table()
+    grid = table()
     for column in ("step", "action", "result", "summary", "tokens", "cost"):
-        table.add_column(column)
+        grid.add_column(column)
     for entry in entries:
         if "operator" in entry:
             detail = entry.get("key") or entry.get("text") or ""
-            table.add_row(
+            grid.add_row(
                 str(entry["step"]), f"operator:{entry['operator']}", "", str(detail), "", ""
             )
             continue
-        table.add_row(
+        grid.add_row(
             str(entry["step"]),
             entry.get("action") or "",
             entry.get("result") or "",
@@ -70,16 +85,16 @@ def print_log(entries: Iterable[dict[str, Any]]) -> None:
             str(entry.get("context_tokens") or ""),
             f"{entry.get('cost') or 0:.4f}",
         )
-    console.print(table)
+    console().print(grid)
 
 
 def print_memory(rows: list[MemoryRow]) -> None:
-    table = Table()
+    grid = table()
     for column in ("ref", "type", "step", "tokens", "expires in", "pinned"):
-        table.add_column(column)
+        grid.add_column(column)
     for row in rows:
         expires = "" if row.expires_in is None else f"{row.expires_in} steps"
-        table.add_row(
+        grid.add_row(
             row.ref,
             row.type,
             str(row.step if row.step is not None else ""),
@@ -87,7 +102,7 @@ def print_memory(rows: list[MemoryRow]) -> None:
             expires,
             "yes" if row.pinned else "",
         )
-    console.print(table)
+    console().print(grid)
 
 
 def print_json(obj: Any) -> None:
@@ -122,7 +137,7 @@ class ConsoleRunOutput:
     """A line per step; on a terminal a live status line shows the stage in flight."""
 
     def __init__(self) -> None:
-        self.console = Console(highlight=False)
+        self.console = console()
         self._status: Any = None
 
     def event(self, event: StepEvent) -> None:

@@ -2,13 +2,17 @@
 through here, and the types they need are re-exported from here (DESIGN.md sections 4, 5, 9).
 
 The rule is held by tests/test_import_contract.py: `forgetui/cli.py`, `forgetui/render.py` and
-`forgetui/tui/` import `forgetui.engine.api` and no other engine module."""
+`forgetui/tui/` import `forgetui.engine.api` and no other engine module.
+
+What only running steps needs (the executor, the actions, the model layer) is imported on first
+use, so `forgetui status` and the workbench's first paint do not pay for it."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forgetui.engine.actionlog import AnyRecord
 from forgetui.engine.answers import modify_answer, resolution_for
@@ -23,12 +27,9 @@ from forgetui.engine.errors import (
     ForgeError,
     first_error,
 )
-from forgetui.engine.executor import Executor, StepNotAllowed
-from forgetui.engine.llm import HumanModel, Model
 from forgetui.engine.lock import LockInfo
 from forgetui.engine.operator import add_note, answer, edit_memory, evict, pin
 from forgetui.engine.reports import StepEvent, StepReport, escalation_json, verification_json
-from forgetui.engine.runner import RunOutcome, model_for, run, run_steps
 from forgetui.engine.samples import find_sample, init_sample
 from forgetui.engine.state import FINISHED, Escalation, TaskState, Verification
 from forgetui.engine.store import TaskFolder
@@ -44,6 +45,32 @@ from forgetui.engine.views import (
     saved_steps,
 )
 from forgetui.engine.yamlio import atomic_write_text, dump_yaml
+
+if TYPE_CHECKING:
+    from forgetui.engine.executor import Executor, StepNotAllowed
+    from forgetui.engine.llm import Model
+    from forgetui.engine.runner import RunOutcome, model_for, run, run_steps
+
+_ON_FIRST_USE = {
+    "Executor": "forgetui.engine.executor",
+    "StepNotAllowed": "forgetui.engine.executor",
+    "Model": "forgetui.engine.llm",
+    "RunOutcome": "forgetui.engine.runner",
+    "model_for": "forgetui.engine.runner",
+    "run": "forgetui.engine.runner",
+    "run_steps": "forgetui.engine.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of the stepping side, imported the first time one is asked for."""
+    module = _ON_FIRST_USE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -193,4 +220,6 @@ def check_answer(escalation: Escalation, text: str) -> None:
 
 def human_prompt(phase: str) -> str:
     """What the operator is shown when they type the next action themselves."""
+    from forgetui.engine.llm import HumanModel
+
     return HumanModel.prompt(actions_of(phase))

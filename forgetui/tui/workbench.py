@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from forgetui.engine.api import ForgeError, human_prompt
+from forgetui.engine.api import FINISHED, ForgeError, human_prompt
 from forgetui.tui.commands import Situation, applies, bindings, commands_in
 from forgetui.tui.config import Settings
 from forgetui.tui.footer import KeyFooter
@@ -306,13 +306,12 @@ class WorkbenchScreen(OperatorCommands):
     def continue_or_pause_after_step(self, message: StepRecorded) -> None:
         report = message.report
         self._step_done()
-        finished = report.status in ("complete", "failed", "aborted", "escalated")
         if self._quit_after_step:
             self.app.exit()
             return
-        if finished:
+        if report.status in FINISHED or report.status == "escalated":
             self.running = False
-        if report.status in ("complete", "failed", "aborted"):
+        if report.status in FINISHED:
             self.notify(
                 f"task {report.status}: {report.summary}", title=f"step {report.step}", markup=False
             )
