@@ -5,6 +5,7 @@ Headless commands never import textual; litellm is imported only when a real mod
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -98,6 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("forgetui: interrupted\n")
         return 130
+    except BrokenPipeError:
+        # The reader (`| head`) has all it wanted: stop quietly, as a Unix filter does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
 
 
 def _dispatch(args: argparse.Namespace) -> int:

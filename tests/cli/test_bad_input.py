@@ -59,3 +59,31 @@ def test_usage_error_is_one_line(cli) -> None:
     result = cli("context")
     assert result.code == 2
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_json_output_piped_into_head_stops_quietly(tmp_path) -> None:
+    """`forgetui log TASK --json | head -1`: no traceback when the reader closes the pipe."""
+    import subprocess
+    import sys
+
+    from forgetui.engine.samples import init_sample
+
+    folder = init_sample("long_run", into=tmp_path / "run")
+    run = subprocess.run(
+        [sys.executable, "-m", "forgetui", "run", str(folder.path), "--max-steps", "303", "--json"],
+        capture_output=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    log = subprocess.Popen(
+        [sys.executable, "-m", "forgetui", "log", str(folder.path), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert log.stdout is not None
+    first = log.stdout.readline()
+    log.stdout.close()  # what `head -1` does once it has its line
+    _out, err = log.communicate(timeout=60)
+    assert first.startswith(b'{"step": 1')
+    assert log.returncode == 0
+    assert b"Traceback" not in err
