@@ -204,17 +204,19 @@ class Executor:
             )
         )
         if reply.transport_failed:
-            draft.result, draft.summary, draft.error = (
-                "error",
-                f"model call failed: {reply.error}",
-                reply.error,
-            )
+            error = reply.error or "no answer"
+            if reply.retry_helps:
+                draft.summary = f"model call failed: {error}"
+                question, options = (
+                    f"The model call failed after retries: {error}. Retry?",
+                    ["retry"],
+                )
+            else:
+                draft.summary = error
+                question, options = f"{error[:1].upper()}{error[1:]}.", []
+            draft.result, draft.error = "error", error
             draft.escalation = policy.escalation(
-                "model_error",
-                f"The model call failed after retries: {reply.error}. Retry?",
-                number,
-                options=["retry"],
-                evidence=[reply.error or ""],
+                "model_error", question, number, options=options, evidence=[error]
             )
             return self._record(draft)
         if reply.action is None:
@@ -391,6 +393,8 @@ class Executor:
         failed = draft.result in ("failure", "error")
         state.failed_streak = state.failed_streak + 1 if failed else 0
         update_progress(state, result, spec, self.folder.workspace)
+        if result.files_changed:
+            state.loop_guard = guards.workspace_changed(state.loop_guard)
         if state.failed_streak >= spec.guards.failed_approaches and draft.escalation is None:
             draft.escalation = policy.escalation(
                 "failed_approaches",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from forgetui.engine.task import Plan, Strict
 
@@ -87,10 +87,26 @@ class Resolution(Strict):
     reason: str | None = None
 
 
+class Attempt(Strict):
+    """One action the loop guard saw, and the workspace as it stood then."""
+
+    signature: str
+    workspace: int = 0  # LoopGuardState.workspace when it was attempted
+
+
 class LoopGuardState(Strict):
-    recent: list[str] = Field(default_factory=list)  # signatures of the last actions, newest last
-    blocked: list[str] = Field(default_factory=list)  # signatures refused so far
+    recent: list[Attempt] = Field(default_factory=list)  # the last attempts, newest last
+    blocked: list[str] = Field(default_factory=list)  # refused since the workspace last changed
     block_streak: int = 0
+    workspace: int = 0  # counts the steps that changed a workspace file
+
+    @field_validator("recent", mode="before")
+    @classmethod
+    def _bare_signatures(cls, value: Any) -> Any:
+        """Files written before attempts carried the workspace: a bare signature each."""
+        if isinstance(value, list):
+            return [{"signature": item} if isinstance(item, str) else item for item in value]
+        return value
 
 
 class CommandRun(Strict):

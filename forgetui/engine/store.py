@@ -128,14 +128,7 @@ class TaskFolder:
         building.mkdir()
         try:
             atomic_write_text(building / TASK_FILE, dump_model(spec))
-            state = TaskState(
-                task_id=spec.id, phase=spec.initial_phase, plan=spec.plan, updated_at=now_iso()
-            )
-            atomic_write_text(building / STATE_FILE, dump_model(state))
-            atomic_write_text(building / MEMORY_FILE, dump_model(memory or WorkingMemory()))
-            atomic_write_bytes(building / LOG_FILE, b"")
-            for name in ARTIFACT_DIRS:
-                (building / "artifacts" / name).mkdir(parents=True)
+            _lay_out(building, spec, memory)
             if final.exists():
                 raise ForgeError(f"task {spec.id} already exists: {final}")
             os.rename(building, final)
@@ -169,7 +162,17 @@ class TaskFolder:
                 raise ForgeError(f"{path} holds {len(found)} tasks; open one of: {names}")
             folder = found[0]
         folder = folder.resolve()
-        return cls(folder, load_model(folder / TASK_FILE, TaskSpec))
+        opened = cls(folder, load_model(folder / TASK_FILE, TaskSpec))
+        if not (folder / STATE_FILE).exists():
+            opened._lay_out_hand_written()
+        return opened
+
+    def _lay_out_hand_written(self) -> None:
+        """A folder holding only a hand-written task.yaml (and maybe working_memory.yaml) is
+        a new task: lay out the rest, under the lock, as `create` would have."""
+        with self.lock:
+            if not (self.path / STATE_FILE).exists():
+                _lay_out(self.path, self.spec, None)
 
     # -- writing needs the lock ---------------------------------------------------------------
 
@@ -287,6 +290,22 @@ class TaskFolder:
             atomic_write_bytes(target, data)
             written.append(target.relative_to(self.path).as_posix())
         return written
+
+
+def _lay_out(directory: Path, spec: TaskSpec, memory: WorkingMemory | None) -> None:
+    """Everything of a new task beside its task.yaml. Files already there (a hand-written
+    working_memory.yaml) are kept; state.yaml comes last, so a crash before it leaves a folder
+    that is laid out again on the next open."""
+    if memory is not None or not (directory / MEMORY_FILE).exists():
+        atomic_write_text(directory / MEMORY_FILE, dump_model(memory or WorkingMemory()))
+    if not (directory / LOG_FILE).exists():
+        atomic_write_bytes(directory / LOG_FILE, b"")
+    for name in ARTIFACT_DIRS:
+        (directory / "artifacts" / name).mkdir(parents=True, exist_ok=True)
+    state = TaskState(
+        task_id=spec.id, phase=spec.initial_phase, plan=spec.plan, updated_at=now_iso()
+    )
+    atomic_write_text(directory / STATE_FILE, dump_model(state))
 
 
 def _workspace_of(task_folder: Path) -> Path:

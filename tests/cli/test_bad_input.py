@@ -87,3 +87,40 @@ def test_json_output_piped_into_head_stops_quietly(tmp_path) -> None:
     assert first.startswith(b'{"step": 1')
     assert log.returncode == 0
     assert b"Traceback" not in err
+
+
+def test_a_hand_written_task_yaml_is_a_new_task(cli, tmp_path) -> None:
+    """A user writes task.yaml (and working_memory.yaml) by hand from the docs: the first
+    command lays out the rest, exactly as `forgetui new` would have, and the task runs."""
+    workspace = tmp_path / "ws"
+    task = workspace / ".agentforge" / "tasks" / "by-hand"
+    task.mkdir(parents=True)
+    (task / "task.yaml").write_text(
+        "id: by-hand\n"
+        "goal: Write out.txt\n"
+        "phase: execution\n"
+        "checks:\n"
+        "  - {name: out, kind: file_exists, path: out.txt}\n"
+    )
+    (task / "working_memory.yaml").write_text(
+        "max_items: 4\nitems:\n  - {type: note, key: hint, content: write out.txt, pinned: true}\n"
+    )
+    (task / "replay.yaml").write_text(
+        "- {action: write_file, args: {path: out.txt, content: done}}\n"
+        "- {action: complete, args: {summary: written}}\n"
+    )
+    status = cli("status", workspace, "--json")
+    assert status.code == 0, status.err
+    assert status.json()["status"] == "ready" and status.json()["step"] == 0
+    made = cli("new", "--workspace", tmp_path / "other", "--goal", "g")
+    assert made.code == 2  # no such workspace: nothing created
+    (tmp_path / "other").mkdir()
+    created = Path(cli("new", "--workspace", tmp_path / "other", "--goal", "g").out.strip())
+    laid_out = sorted(p.relative_to(task).as_posix() for p in task.rglob("*"))
+    expected = sorted(p.relative_to(created).as_posix() for p in created.rglob("*"))
+    assert set(expected) <= set(laid_out)  # plus replay.yaml, beside what `new` makes
+    memory = cli("memory", task, "list", "--json").json_lines()
+    assert [row["ref"] for row in memory] == ["hint"]  # the hand-written memory is kept
+    run = cli("run", task, "--json")
+    assert run.code == 0, run.err + run.out
+    assert run.json_lines()[-1]["status"] == "complete"

@@ -46,6 +46,59 @@ def test_third_identical_attempt_is_blocked_and_listed(tmp_path: Path) -> None:
     assert 'list_dir({"path":"."})' in preview_context(folder).messages[1]["content"]
 
 
+def test_edit_then_test_cycles_are_work_not_a_loop(tmp_path: Path) -> None:
+    """The everyday loop: edit, run the tests, edit, run the tests... never blocked."""
+    script = []
+    for cycle in range(5):
+        script += [
+            act("write_file", path="out.txt", content=f"attempt {cycle}\n"),
+            act("run_cmd", cmd=["python", "-c", "print('tests ran')"]),
+            act("run_check"),
+        ]
+    folder = make_task(tmp_path, script)
+    reports = _run(folder, len(script))
+    assert [r.result for r in reports].count("blocked") == 0
+    assert [r.result for r in reports] == ["success"] * len(script)
+    assert folder.load_state().loop_guard.blocked == []
+
+
+def test_identical_reads_of_an_unchanged_workspace_are_blocked(tmp_path: Path) -> None:
+    read = act("read_file", path="notes.txt")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "notes.txt").write_text("n\n")
+    folder = make_task(tmp_path, [read, read, read])
+    reports = _run(folder, 3)
+    assert [r.result for r in reports] == ["success", "success", "blocked"]
+    assert "no file changed" in reports[2].summary
+
+
+def test_a_blocked_action_leaves_the_list_once_a_file_changes(tmp_path: Path) -> None:
+    read = act("list_dir", path=".")
+    script = [read, read, read, act("write_file", path="out.txt", content="x\n"), read]
+    folder = make_task(tmp_path, script)
+    reports = _run(folder, 4)
+    assert reports[2].result == "blocked"
+    assert folder.load_state().loop_guard.blocked == []
+    from forgetui.engine.api import preview_context
+
+    assert 'list_dir({"path":"."})' not in preview_context(folder).messages[1]["content"]
+    (after,) = _run(folder, 1)
+    assert after.result == "success"  # the same read, on a changed workspace
+
+
+def test_a_state_file_from_before_attempts_carried_the_workspace_loads(tmp_path: Path) -> None:
+    import yaml
+
+    folder = make_task(tmp_path, [act("list_dir", path=".")])
+    path = folder.path / "state.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["loop_guard"] = {"recent": ['list_dir({"path":"."})'], "blocked": [], "block_streak": 0}
+    path.write_text(yaml.safe_dump(data))
+    guard = folder.load_state().loop_guard
+    assert guard.recent[0].signature == 'list_dir({"path":"."})'
+    assert guard.recent[0].workspace == 0
+
+
 def test_abab_alternation_is_blocked(tmp_path: Path) -> None:
     a, b = act("list_dir", path="."), act("note", text="x")
     folder = make_task(tmp_path, [a, b, a, b])
@@ -116,7 +169,12 @@ def test_exhausted_model_escalates_never_crashes(tmp_path: Path) -> None:
     folder = make_task(tmp_path, [act("note", text="only one")])
     reports = _run(folder, 2)
     assert reports[1].result == "error" and reports[1].status == "escalated"
-    assert folder.load_state().pending_escalation.reason == "model_error"
+    escalation = folder.load_state().pending_escalation
+    assert escalation.reason == "model_error"
+    assert escalation.question == (
+        "The replay script has no step 2; take over with --model human or another model."
+    )
+    assert escalation.options == [] and "Retry" not in escalation.question
 
 
 @pytest.mark.parametrize(

@@ -90,7 +90,11 @@ def test_unparseable_text_is_an_error_and_the_end_is_a_transport_failure(task_di
     assert vague.action is None and not vague.transport_failed
     assert vague.error is not None and "no action block found" in vague.error
     done = model.complete(MESSAGES, TOOLS)
-    assert (done.error, done.transport_failed) == (EXHAUSTED, True)
+    assert (done.error, done.transport_failed) == (EXHAUSTED.format(step=5), True)
+    assert done.error == (
+        "the replay script has no step 5; take over with --model human or another model"
+    )
+    assert not done.retry_helps  # no "Retry?" that can never succeed
     assert model.position == 4 and model.remaining == 0
 
 

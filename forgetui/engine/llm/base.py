@@ -29,15 +29,20 @@ class ModelReply:
     latency_ms: float = 0.0
     model: str = ""
     transport_failed: bool = False
+    retry_helps: bool = True  # False: the same call would fail again (a replay script ran out)
 
     @classmethod
     def from_parsed(cls, parsed: ParsedAction, raw: str, **usage: Any) -> ModelReply:
         return cls(parsed.action, dict(parsed.args), raw, parsed.error, **usage)
 
     @classmethod
-    def failure(cls, error: str, *, model: str, raw: str = "", **usage: Any) -> ModelReply:
+    def failure(
+        cls, error: str, *, model: str, raw: str = "", retry: bool = True, **usage: Any
+    ) -> ModelReply:
         """No usable answer at all: the step escalates with `error` as the reason."""
-        return cls(None, {}, raw, error, model=model, transport_failed=True, **usage)
+        return cls(
+            None, {}, raw, error, model=model, transport_failed=True, retry_helps=retry, **usage
+        )
 
 
 class Model(Protocol):

@@ -45,7 +45,8 @@ from forgetui.engine.yamlio import (
 )
 
 POSITION_FILE = "replay.pos"
-EXHAUSTED = "replay script exhausted"
+# The script ran out: retrying cannot help, another model must take over.
+EXHAUSTED = "the replay script has no step {step}; take over with --model human or another model"
 
 
 class ReplayResponse(BaseModel):
@@ -187,7 +188,8 @@ class ReplayModel:
     ) -> ModelReply:
         started = time.monotonic()
         if self._position >= len(self.entries):
-            return ModelReply.failure(EXHAUSTED, model=self.name)
+            step = self._position + 1
+            return ModelReply.failure(EXHAUSTED.format(step=step), model=self.name, retry=False)
         entry = self.entries[self._position]
         decision = self._latest_decision() if entry.match is not None else None
         response = entry.choose(decision)
