@@ -23,7 +23,7 @@ from forgetui.engine.actions import (
     execute,
     validate_args,
 )
-from forgetui.engine.catalog import ACTIONS, actions_of
+from forgetui.engine.catalog import ACTIONS, action_target, actions_of
 from forgetui.engine.clock import now_iso
 from forgetui.engine.context import (
     compile_context,
@@ -247,7 +247,7 @@ class Executor:
         if policy.needs_approval(spec, draft.action):
             draft.state.pending_escalation = policy.escalation(
                 "approval",
-                f"Approve {draft.action} {draft.args}?",
+                " ".join(filter(None, ("Approve", draft.action, action_target(draft.args)))) + "?",
                 draft.number,
                 options=["approve", "modify", "reject"],
                 pending=PendingAction(action=draft.action, args=draft.args),

@@ -3,24 +3,37 @@ changing working memory. Each change takes the task lock and is logged as an ope
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
+
+import yaml
 
 from forgetui.engine import memory as wm
 from forgetui.engine.answers import first_word, resolution_for
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.records import OperatorRecord
-from forgetui.engine.state import Decision
+from forgetui.engine.state import Decision, Escalation, FoldedDecisions, Resolution, TaskState
 from forgetui.engine.store import TaskFolder
+from forgetui.engine.yamlio import atomic_write_text, dump_yaml
 
 MemoryChange = Callable[[wm.WorkingMemory], tuple[wm.WorkingMemory, str]]
 
 
+# Decisions keep to this share of current_state's budget; older ones fold into a file.
+DECISIONS_SHARE = 4
+DECISIONS_FILE = "artifacts/decisions.yaml"
+ROUTINE = ("approve", "rerun")  # operator events in the log, not decisions in the context
+
+
 def answer(folder: TaskFolder, text: str) -> Decision:
-    """Answer the pending escalation. The answer is an immutable decision in state.yaml, shown in
-    every later context. For an approval, 'approve' / 'reject [why]' / 'modify {json args}';
-    for an interrupted step, 're-run' / 'skip'."""
+    """Answer the pending escalation. For an approval, 'approve' / 'reject [why]' / 'modify
+    {json args}'; for an interrupted step, 're-run' / 'skip'.
+
+    A routine approve (or re-run) is an operator event in the log and costs the context
+    nothing. Any other answer is an immutable decision in state.yaml, shown in every later
+    context, as a short summary (never a file's content)."""
     text = text.strip()
     if not text:
         raise ForgeError("an answer needs some text")
@@ -33,9 +46,16 @@ def answer(folder: TaskFolder, text: str) -> Decision:
         status = "paused"
         if first_word(text) == "abort" and pending.reason != "approval":
             status = "aborted"
-        decision = Decision(step=pending.step, question=pending.question, answer=text, at=now_iso())
+        routine = resolution is not None and resolution.kind in ROUTINE
+        decision = Decision(
+            step=pending.step,
+            question=pending.question,
+            answer=_decision_summary(pending, resolution, text),
+            at=now_iso(),
+        )
+        decisions = state.decisions if routine else [*state.decisions, decision]
         update: dict[str, Any] = {
-            "decisions": [*state.decisions, decision],
+            "decisions": decisions,
             "pending_escalation": None,
             "resolution": resolution,
             "status": status,
@@ -47,17 +67,83 @@ def answer(folder: TaskFolder, text: str) -> Decision:
             update["extra_steps"] = state.extra_steps + folder.spec.limits.max_steps
         elif status != "aborted" and pending.reason == "max_cost":
             update["extra_cost_usd"] = state.extra_cost_usd + (folder.spec.limits.max_cost_usd or 0)
-        folder.save_state(state.model_copy(update=update))
+        new_state = state.model_copy(update=update)
+        folded = _fold_decisions(folder, new_state)
+        folder.save_state(new_state)
         folder.log.append(
             OperatorRecord(
                 step=state.step,
                 at=now_iso(),
-                op="answer",
-                text=text,
+                op=resolution.kind if routine and resolution else "answer",
+                text=decision.answer,
                 detail={"reason": pending.reason},
             )
         )
+        if folded:
+            assert new_state.folded_decisions is not None
+            folder.log.append(
+                OperatorRecord(
+                    step=state.step,
+                    at=now_iso(),
+                    op="fold_decisions",
+                    text=new_state.folded_decisions.describe(),
+                    detail={"folded": folded, "file": DECISIONS_FILE},
+                )
+            )
     return decision
+
+
+def _decision_summary(pending: Escalation, resolution: Resolution | None, text: str) -> str:
+    """What a decision says in every later context: the operator's words, but a modify's new
+    arguments as names and sizes (a file's content never rides along)."""
+    if resolution is not None and resolution.kind == "modify" and resolution.args is not None:
+        action = pending.pending_action.action if pending.pending_action else "the action"
+        return f"modify {action}: {_args_summary(resolution.args)}"
+    return text
+
+
+def _args_summary(args: dict[str, Any]) -> str:
+    parts = []
+    for name, value in args.items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if "\n" in shown or len(shown) > 60:
+            parts.append(f"{name}=<{len(shown)} characters>")
+        else:
+            parts.append(f"{name}={shown}")
+    return ", ".join(parts) or "no arguments"
+
+
+def _fold_decisions(folder: TaskFolder, state: TaskState) -> int:
+    """Keep the decisions shown in full within their share of current_state's budget: the
+    oldest move, whole, to artifacts/decisions.yaml, and the context names how many and where.
+    Returns how many were folded now."""
+    from forgetui.engine.tokens import counter_for
+
+    budget = folder.spec.limits.budgets()["current_state"] // DECISIONS_SHARE
+    counter = counter_for(folder.spec.model)
+    costs = [counter.count(f"{d.question}\n{d.answer}") + 8 for d in state.decisions]
+    if sum(costs) <= budget:
+        return 0
+    keep, used = 0, 0
+    for cost in reversed(costs):  # the newest stay, in full, within half the share
+        if used + cost > budget // 2:
+            break
+        used += cost
+        keep += 1
+    fold = state.decisions[: len(state.decisions) - keep]
+    path = folder.path / DECISIONS_FILE
+    earlier = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else []
+    records = [*(earlier or []), *(d.model_dump(mode="json") for d in fold)]
+    atomic_write_text(path, dump_yaml(records))
+    before = state.folded_decisions
+    state.folded_decisions = FoldedDecisions(
+        count=(before.count if before else 0) + len(fold),
+        first_step=before.first_step if before else fold[0].step,
+        last_step=fold[-1].step,
+        file=DECISIONS_FILE,
+    )
+    state.decisions = state.decisions[len(fold) :]
+    return len(fold)
 
 
 def _change_memory(folder: TaskFolder, change: MemoryChange, op: str, text: str | None) -> str:

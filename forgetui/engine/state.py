@@ -42,6 +42,21 @@ class Decision(BaseModel):
     at: str
 
 
+class FoldedDecisions(Strict):
+    """Decisions that outgrew their budget: moved whole to a file the context points at."""
+
+    count: int
+    first_step: int
+    last_step: int
+    file: str  # relative to the task folder
+
+    def describe(self) -> str:
+        return (
+            f"{self.count} earlier decisions (steps {self.first_step}-{self.last_step}) "
+            f"are in {self.file}"
+        )
+
+
 class Progress(Strict):
     objective: str = ""
     completed: list[str] = Field(default_factory=list)  # the newest 20 kept; context shows 10
@@ -138,6 +153,7 @@ class TaskState(Strict):
     step: int = Field(0, ge=0)  # steps recorded so far; the next step is step + 1
     verification: Verification = Field(default_factory=Verification)
     decisions: list[Decision] = Field(default_factory=list)
+    folded_decisions: FoldedDecisions | None = None
     progress: Progress = Field(default_factory=Progress)
     scratchpad: list[str] = Field(default_factory=list)
     plan: Plan | None = None

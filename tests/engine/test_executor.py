@@ -178,15 +178,22 @@ def test_exhausted_model_escalates_never_crashes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("verdict", "expected_content", "result"),
+    ("verdict", "expected_content", "result", "decision"),
     [
-        ("approve", "x\n", "success"),
-        ('modify {"path": "out.txt", "content": "y\\n"}', "y\n", "success"),
-        ("reject not now", None, "refused"),
+        # a routine approve is an operator event, not a decision in the context
+        ("approve", "x\n", "success", None),
+        # a modify is a decision, summarised: never the file's content
+        (
+            'modify {"path": "out.txt", "content": "y\\n"}',
+            "y\n",
+            "success",
+            "modify write_file: path=out.txt, content=<2 characters>",
+        ),
+        ("reject not now", None, "refused", "reject not now"),
     ],
 )
 def test_confirm_writes_waits_for_the_operator(
-    tmp_path: Path, verdict: str, expected_content: str | None, result: str
+    tmp_path: Path, verdict: str, expected_content: str | None, result: str, decision: str | None
 ) -> None:
     folder = make_task(
         tmp_path,
@@ -206,7 +213,9 @@ def test_confirm_writes_waits_for_the_operator(
         assert (out.read_text() if out.exists() else None) == expected_content
         assert ex.step().action == "note"  # the script continues where it was
     state = folder.load_state()
-    assert state.decisions[0].answer == verdict
+    assert [d.answer for d in state.decisions] == ([decision] if decision else [])
+    ops = [r.op for r in folder.log.iter_records() if r.kind == "operator"]
+    assert ops == (["answer"] if decision else ["approve"])
     assert state.totals.model_calls == 2  # the approved call counted once, the note once
     results = [r for r in folder.log.iter_records() if r.kind == "result"]
     assert [r.step for r in results] == [1, 2]

@@ -252,24 +252,34 @@ class StateTree:
         return El("item", attrs=attrs, items=(value,), mark=mark)
 
     def _decisions(self, sq: Squeeze) -> El | None:
-        """All operator decisions, never dropped; under pressure only the questions shrink."""
+        """Every operator decision, never dropped: the older ones folded into a file the
+        context names, the rest in full; under pressure only the questions shrink."""
         decisions = self.inputs.state.decisions
-        if not decisions:
+        folded = self.inputs.state.folded_decisions
+        if not decisions and folded is None:
             return None
-        items = tuple(
-            El(
-                "decision",
-                attrs=(("step", decision.step),),
-                items=(
-                    El(
-                        "question",
-                        text=cz.cut_error(decision.question, 200) if sq.cut else decision.question,
+        reference = (
+            [El("folded", text=folded.describe(), mark="decision")] if folded is not None else []
+        )
+        items = (
+            *reference,
+            *(
+                El(
+                    "decision",
+                    attrs=(("step", decision.step),),
+                    items=(
+                        El(
+                            "question",
+                            text=cz.cut_error(decision.question, 200)
+                            if sq.cut
+                            else decision.question,
+                        ),
+                        El("answer", text=decision.answer),
                     ),
-                    El("answer", text=decision.answer),
-                ),
-                mark="decision",
-            )
-            for decision in decisions
+                    mark="decision",
+                )
+                for decision in decisions
+            ),
         )
         return El("decisions", seq=True, items=items)
 
