@@ -76,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("task")
     p.add_argument("text")
 
+    p = sub.add_parser("limits", help="set the step or cost limit mid-run")
+    p.add_argument("task")
+    p.add_argument("--max-steps", type=int)
+    p.add_argument("--max-cost", type=float)
+
     p = sub.add_parser("memory", help="list or change working memory")
     p.add_argument("task")
     msub = p.add_subparsers(dest="memory_command", required=True, parser_class=_Parser)
@@ -245,6 +250,15 @@ def _cmd_answer(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_limits(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+
+    folder = api.open_task(args.task)
+    decision = api.set_limits(folder, args.max_steps, args.max_cost)
+    print(f"limits set at step {decision.step}: {decision.answer}")
+    return EXIT_OK
+
+
 _HANDLERS = {
     "init": _cmd_init,
     "new": _cmd_new,
@@ -254,4 +268,5 @@ _HANDLERS = {
     "memory": _cmd_memory,
     "run": _cmd_run,
     "answer": _cmd_answer,
+    "limits": _cmd_limits,
 }

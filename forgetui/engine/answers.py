@@ -4,7 +4,9 @@ CLI, the engine and the TUI's modal, which checks an answer before sending it.""
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.state import Escalation, Resolution
@@ -61,3 +63,47 @@ def resolution_for(pending: Escalation, text: str) -> Resolution | None:
 def modify_answer(args_text: str) -> str:
     """`modify {json}` from edited arguments, checked."""
     return "modify " + json.dumps(parse_modify_args(args_text), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Takeover:
+    """What an answer makes of the task itself: the operator taking over from the agent."""
+
+    status: Literal["complete", "failed"] | None = None
+    phase: str | None = None
+    more_steps: int | None = None
+    more_cost: float | None = None
+
+
+_MORE = re.compile(r"continue\s+(?:for|with)\s+\$?(\d+(?:\.\d+)?)\s*(?:more)?", re.IGNORECASE)
+ACCEPT_WORDS = ("accept", "accepted", "yes", "y", "ok")
+TAKEOVER_FORMS = "mark complete [why], mark failed [why], phase NAME"
+
+
+def takeover_for(pending: Escalation, text: str, phases: tuple[str, ...]) -> Takeover | None:
+    """The take-over an answer asks for, any escalation: 'mark complete', 'mark failed',
+    'phase NAME'; past a limit, 'continue for N more'; confirming a finish, 'accept'. None for
+    an answer that is only a decision. Raises ForgeError for a phase the task does not have."""
+    text = text.strip()
+    word = first_word(text)
+    rest = text[len(word) :].strip(" :,")
+    if word == "mark":
+        what = first_word(rest)
+        if what in ("complete", "completed", "done"):
+            return Takeover(status="complete")
+        if what in ("failed", "fail"):
+            return Takeover(status="failed")
+        raise ForgeError("mark the task 'complete' or 'failed'")
+    if word == "phase":
+        phase = first_word(rest)
+        if phase not in phases:
+            raise ForgeError(f"phase {phase or '?'} is not one of this task's: {', '.join(phases)}")
+        return Takeover(phase=phase)
+    if pending.reason == "confirm_complete" and word in ACCEPT_WORDS:
+        return Takeover(status="complete")
+    if pending.reason in ("max_steps", "max_cost") and (more := _MORE.match(text)):
+        amount = float(more.group(1))
+        if pending.reason == "max_steps":
+            return Takeover(more_steps=int(amount))
+        return Takeover(more_cost=amount)
+    return None

@@ -28,7 +28,7 @@ from forgetui.engine.errors import (
     first_error,
 )
 from forgetui.engine.lock import LockInfo
-from forgetui.engine.operator import add_note, answer, edit_memory, evict, pin
+from forgetui.engine.operator import add_note, answer, edit_memory, evict, pin, set_limits
 from forgetui.engine.reports import StepEvent, StepReport, escalation_json, verification_json
 from forgetui.engine.samples import find_sample, init_sample
 from forgetui.engine.state import FINISHED, Escalation, TaskState, Verification
@@ -131,6 +131,7 @@ __all__ = [
     "run_steps",
     "saved_context",
     "saved_steps",
+    "set_limits",
     "status",
     "verification_json",
 ]

@@ -4,6 +4,7 @@ task's course rather than the workspace, so they act on the step's state, not on
 from __future__ import annotations
 
 from forgetui.engine import policy
+from forgetui.engine.catalog import PHASES
 from forgetui.engine.draft import StepDraft
 from forgetui.engine.task import Plan, TaskSpec
 
@@ -18,7 +19,7 @@ def run_control(draft: StepDraft, spec: TaskSpec) -> None:
     elif action == "complete":
         _complete(draft, spec)
     elif action == "mark_subtask_complete":
-        _advance_plan(draft, bool(args.get("success")), str(args.get("reason", "")))
+        _advance_plan(draft, spec, bool(args.get("success")), str(args.get("reason", "")))
     elif action == "set_plan":
         try:
             state.plan = Plan.model_validate(args.get("plan") or args)
@@ -49,6 +50,17 @@ def _complete(draft: StepDraft, spec: TaskSpec) -> None:
             return
         _enter_phase(draft, "implement_green", summary)
         return
+    if not spec.checks:
+        # Nothing can prove it done: the operator confirms instead of a refusal forever.
+        said = f": {summary}" if summary else ""
+        draft.escalation = policy.escalation(
+            "confirm_complete",
+            f"The agent says the task is done{said}. Accept, or keep working?",
+            draft.number,
+            options=["accept", "keep working"],
+        )
+        draft.result, draft.summary = "escalated", "asked the operator to confirm completion"
+        return
     if not state.verification.ready_for_completion:
         failing = [n for n, c in state.verification.checks.items() if not c.passing]
         why = f"failing checks: {', '.join(failing)}" if failing else "no verification yet"
@@ -64,7 +76,7 @@ def _enter_phase(draft: StepDraft, phase: str, summary: str) -> None:
     draft.summary = f"phase {old} done -> {phase}" + (f": {summary}" if summary else "")
 
 
-def _advance_plan(draft: StepDraft, success: bool, reason: str) -> None:
+def _advance_plan(draft: StepDraft, spec: TaskSpec, success: bool, reason: str) -> None:
     plan = draft.state.plan
     where = plan.current() if plan else None
     if plan is None or where is None:
@@ -76,3 +88,8 @@ def _advance_plan(draft: StepDraft, success: bool, reason: str) -> None:
     sub.status, sub.reason = ("done" if success else "failed"), reason or None
     draft.state.plan = plan
     draft.summary = f"subtask {'done' if success else 'failed'}: {sub.title}"
+    phases = PHASES[spec.task_type]
+    if plan.current() is None and "verification" in phases and draft.state.phase != "verification":
+        # A finished plan never leaves the agent stuck: prove it, then complete.
+        draft.state.phase = "verification"
+        draft.summary += "; plan done -> verification"

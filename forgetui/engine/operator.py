@@ -10,7 +10,9 @@ from typing import Any
 import yaml
 
 from forgetui.engine import memory as wm
-from forgetui.engine.answers import first_word, resolution_for
+from forgetui.engine import policy
+from forgetui.engine.answers import Takeover, first_word, resolution_for, takeover_for
+from forgetui.engine.catalog import PHASES
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.records import OperatorRecord
@@ -42,10 +44,15 @@ def answer(folder: TaskFolder, text: str) -> Decision:
         pending = state.pending_escalation
         if pending is None:
             raise ForgeError(f"task {state.task_id} has no pending escalation to answer")
-        resolution = resolution_for(pending, text)
-        status = "paused"
+        takeover = takeover_for(pending, text, PHASES[folder.spec.task_type])
+        resolution = None if takeover else resolution_for(pending, text)
+        status: str = "paused"
         if first_word(text) == "abort" and pending.reason != "approval":
             status = "aborted"
+        if takeover and pending.reason == "approval" and takeover.status is None:
+            # the waiting action is not run: its step is recorded as refused, then work goes on
+            why = f"operator took over: {text}"
+            resolution = Resolution(kind="reject", step=pending.step, reason=why)
         routine = resolution is not None and resolution.kind in ROUTINE
         decision = Decision(
             step=pending.step,
@@ -61,7 +68,9 @@ def answer(folder: TaskFolder, text: str) -> Decision:
             "status": status,
             "failed_streak": 0,
         }
-        if pending.reason == "loop":
+        if takeover is not None:
+            update.update(_takeover_update(folder, state, takeover))
+        elif pending.reason == "loop":
             update["loop_guard"] = state.loop_guard.model_copy(update={"block_streak": 0})
         elif status != "aborted" and pending.reason == "max_steps":
             update["extra_steps"] = state.extra_steps + folder.spec.limits.max_steps
@@ -90,6 +99,63 @@ def answer(folder: TaskFolder, text: str) -> Decision:
                     detail={"folded": folded, "file": DECISIONS_FILE},
                 )
             )
+    return decision
+
+
+def _takeover_update(folder: TaskFolder, state: TaskState, takeover: Takeover) -> dict[str, Any]:
+    spec = folder.spec
+    if takeover.status is not None:
+        return {"status": takeover.status, "resolution": None}
+    if takeover.phase is not None:
+        return {"phase": takeover.phase}
+    if takeover.more_steps is not None:
+        return {
+            "max_steps": max(state.step, policy.max_steps_of(spec, state)) + takeover.more_steps
+        }
+    if takeover.more_cost is not None:
+        spent = max(state.totals.cost_usd, policy.max_cost_of(spec, state) or 0.0)
+        return {"max_cost_usd": round(spent + takeover.more_cost, 6)}
+    return {}
+
+
+def set_limits(folder: TaskFolder, max_steps: int | None, max_cost_usd: float | None) -> Decision:
+    """The operator sets the step or cost limit mid-run (not only extends it): a decision the
+    agent sees. A limit escalation the new limit lifts is cleared."""
+    if max_steps is None and max_cost_usd is None:
+        raise ForgeError("limits needs --max-steps N or --max-cost X")
+    if max_steps is not None and max_steps < 1:
+        raise ForgeError(f"--max-steps {max_steps}: must be 1 or more")
+    if max_cost_usd is not None and max_cost_usd < 0:
+        raise ForgeError(f"--max-cost {max_cost_usd}: must be 0 or more")
+    with folder.lock:
+        state = folder.load_state()
+        update: dict[str, Any] = {}
+        said = []
+        if max_steps is not None:
+            update["max_steps"] = max_steps
+            said.append(f"max_steps {max_steps}")
+        if max_cost_usd is not None:
+            update["max_cost_usd"] = max_cost_usd
+            said.append(f"max_cost ${max_cost_usd:.2f}")
+        decision = Decision(
+            step=state.step, question="limits set by the operator", answer=", ".join(said),
+            at=now_iso(),
+        )  # fmt: skip
+        new_state = state.model_copy(update={**update, "decisions": [*state.decisions, decision]})
+        pending = new_state.pending_escalation
+        lifted = policy.limit_reached(folder.spec, new_state) is None
+        if pending is not None and pending.reason in ("max_steps", "max_cost") and lifted:
+            new_state = new_state.model_copy(
+                update={"pending_escalation": None, "status": "paused"}
+            )
+        _fold_decisions(folder, new_state)
+        folder.save_state(new_state)
+        folder.log.append(
+            OperatorRecord(
+                step=state.step, at=now_iso(), op="limits", text=decision.answer,
+                detail=dict(update),
+            )
+        )  # fmt: skip
     return decision
 
 

@@ -39,24 +39,39 @@ def needs_approval(spec: TaskSpec, action: str) -> bool:
     return spec.approval == "confirm_writes" and action in WRITE_ACTIONS
 
 
+def max_steps_of(spec: TaskSpec, state: TaskState) -> int:
+    """The step limit in force: the operator's, else the task's plus what was granted."""
+    if state.max_steps is not None:
+        return state.max_steps
+    return spec.limits.max_steps + state.extra_steps
+
+
+def max_cost_of(spec: TaskSpec, state: TaskState) -> float | None:
+    if state.max_cost_usd is not None:
+        return state.max_cost_usd
+    if spec.limits.max_cost_usd is None:
+        return None
+    return spec.limits.max_cost_usd + state.extra_cost_usd
+
+
 def limit_reached(spec: TaskSpec, state: TaskState) -> Limit | None:
     """(reason, question, evidence) when the task is out of steps or money."""
     limits = spec.limits
-    max_steps = limits.max_steps + state.extra_steps
+    max_steps = max_steps_of(spec, state)
     if state.step >= max_steps:
         return (
             "max_steps",
             f"The task reached its step limit ({max_steps}). Continue for "
-            f"{limits.max_steps} more steps, or abort?",
+            f"{limits.max_steps} more steps (or 'continue for N more'), or abort?",
             [f"step {state.step} of {max_steps}"],
         )
-    if limits.max_cost_usd is not None:
-        max_cost = limits.max_cost_usd + state.extra_cost_usd
-        if state.totals.cost_usd >= max_cost:
-            return (
-                "max_cost",
-                f"The task reached its cost limit (${max_cost:.2f}). Continue with "
-                f"${limits.max_cost_usd:.2f} more, or abort?",
-                [f"spent ${state.totals.cost_usd:.4f}"],
-            )
+    max_cost = max_cost_of(spec, state)
+    if max_cost is not None and state.totals.cost_usd >= max_cost:
+        more = limits.max_cost_usd or max_cost
+        return (
+            "max_cost",
+            f"The task reached its cost limit (${max_cost:.2f}). Continue with "
+            f"${more:.2f} more (or 'continue with N more'), or abort?",
+            [f"spent ${state.totals.cost_usd:.4f}"],
+        )
     return None

@@ -13,6 +13,8 @@ def recover(folder: TaskFolder) -> tuple[list[str], bool]:
     """Repair what a crash left; returns notices for the operator and whether a replay
     script's position must be re-synced with the log."""
     state = folder.load_state()
+    if state.finished:  # the operator ended it (a waiting action's step stays unrecorded)
+        return [], False
     if state.status == "running":  # the run that said so is gone
         state.status = "paused"
         folder.save_state(state)

@@ -80,6 +80,7 @@ EscalationReason = Literal[
     "model_error",
     "approval",
     "interrupted",
+    "confirm_complete",
 ]
 
 
@@ -169,6 +170,8 @@ class TaskState(Strict):
     last_context_tokens: int = 0
     extra_steps: int = 0  # granted by the operator past limits.max_steps
     extra_cost_usd: float = 0.0
+    max_steps: int | None = None  # set by the operator mid-run: replaces the task's limit
+    max_cost_usd: float | None = None
     updated_at: str | None = None
 
     @property
