@@ -107,3 +107,29 @@ def takeover_for(pending: Escalation, text: str, phases: tuple[str, ...]) -> Tak
             return Takeover(more_steps=int(amount))
         return Takeover(more_cost=amount)
     return None
+
+
+_LIMIT = re.compile(r"(steps?|cost)\s*[=:]?\s*\$?(\d+(?:\.\d+)?)", re.IGNORECASE)
+LIMITS_FORMS = "steps N, cost X, or both ('steps 50 cost 2.5')"
+
+
+def parse_limits(text: str) -> tuple[int | None, float | None]:
+    """The workbench's limits prompt: 'steps 50', 'cost 2.5', both, or a bare number of
+    steps. Raises ForgeError naming the forms."""
+    text = text.strip()
+    if text.isdigit():
+        return int(text), None
+    found = {match.group(1).lower().rstrip("s"): match.group(2) for match in _LIMIT.finditer(text)}
+    if not found:
+        raise ForgeError(f"set limits as {LIMITS_FORMS}")
+    steps = found.get("step")
+    if steps is not None and not steps.isdigit():
+        raise ForgeError(f"steps must be a whole number, got {steps}")
+    cost = found.get("cost")
+    return (int(steps) if steps else None), (float(cost) if cost else None)
+
+
+def check_answer(pending: Escalation, text: str, phases: tuple[str, ...]) -> None:
+    """Raise ForgeError, naming the accepted forms, if `text` cannot answer `pending`."""
+    if takeover_for(pending, text, phases) is None:
+        resolution_for(pending, text)

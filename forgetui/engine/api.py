@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forgetui.engine.actionlog import AnyRecord
-from forgetui.engine.answers import modify_answer, resolution_for
+from forgetui.engine.answers import check_answer, modify_answer, parse_limits
 from forgetui.engine.catalog import PHASES, action_target, actions_of
 from forgetui.engine.context import CompiledContext, Section, compile_context, context_inputs
 from forgetui.engine.diff import DiffEntry, context_diff
@@ -123,6 +123,7 @@ __all__ = [
     "model_for",
     "modify_answer",
     "open_task",
+    "parse_limits",
     "phases_of",
     "pin",
     "preview_context",
@@ -212,11 +213,6 @@ def log_count(folder: TaskFolder) -> int:
 
 
 # --- the operator -----------------------------------------------------------------------------
-
-
-def check_answer(escalation: Escalation, text: str) -> None:
-    """Raise ForgeError, naming the accepted forms, if `text` cannot answer `escalation`."""
-    resolution_for(escalation, text)
 
 
 def human_prompt(phase: str) -> str:

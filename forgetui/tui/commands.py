@@ -24,6 +24,7 @@ class Command:
     help: str  # one line: what it does and when it applies
     key_display: str | None = None
     priority: bool = False  # before the focused widget's own binding for the key
+    footer: bool = True  # shown in the footer (all commands are in help and the palette)
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -42,6 +43,8 @@ COMMANDS: tuple[Command, ...] = (
             "Add an operator note the agent sees from the next step on"),
     Command("edit", "e", "edit_memory", "screen", "edit", "Edit memory item",
             "Change the selected working-memory item's content"),
+    Command("limits", "l", "set_limits", "screen", "limits", "Set limits",
+            "Set the step or cost limit mid-run: a decision the agent sees", footer=False),
     Command("detail", "enter", "open_detail", "screen", "detail", "Open detail",
             "The selected memory item, log record or context section in full", "enter",
             priority=True),
@@ -69,6 +72,7 @@ def bindings(scope: Scope) -> list[Binding]:
             tooltip=command.help,
             id=command.id,
             priority=command.priority,
+            show=command.footer,
         )
         for command in COMMANDS
         if command.scope == scope
@@ -88,7 +92,16 @@ def commands_in(scope: Scope) -> Iterable[Command]:
 
 # Commands that change the task: never while another process writes it.
 WRITING = frozenset(
-    {"run_pause", "single_step", "answer", "toggle_pin", "evict", "add_note", "edit_memory"}
+    {
+        "run_pause",
+        "single_step",
+        "answer",
+        "toggle_pin",
+        "evict",
+        "add_note",
+        "edit_memory",
+        "set_limits",
+    }
 )
 
 
@@ -125,7 +138,7 @@ def applies(action: str, now: Situation) -> bool:
         return now.escalated and not now.busy
     if action in ("toggle_pin", "evict", "edit_memory"):
         return idle and now.memory_selected
-    if action == "add_note":
+    if action in ("add_note", "set_limits"):
         return idle and not now.finished
     if action == "open_detail":
         return now.detail_target

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from textual import on, work
 from textual.screen import Screen
 
-from forgetui.engine.api import ForgeError
+from forgetui.engine.api import ForgeError, parse_limits
 from forgetui.tui.messages import DetailLoaded, OperatorDone, SavedContextLoaded
 from forgetui.tui.panes.action_log import LogView
 from forgetui.tui.panes.context import ContextPane
@@ -50,7 +50,8 @@ class OperatorCommands(Screen[None]):
             return
         from forgetui.tui.modals.escalation import EscalationScreen
 
-        self.app.push_screen(EscalationScreen(snap.escalation, snap.recent), self._answered)
+        screen = EscalationScreen(snap.escalation, snap.recent, snap.phases)
+        self.app.push_screen(screen, self._answered)
 
     def _answered(self, text: str | None) -> None:
         if text is not None:
@@ -83,6 +84,30 @@ class OperatorCommands(Screen[None]):
             ),
             self._note_typed,
         )
+
+    def action_set_limits(self) -> None:
+        from forgetui.tui.modals.text_prompt import TextPromptScreen
+
+        self.app.push_screen(
+            TextPromptScreen(
+                "Set limits",
+                "The step or cost limit from now on, e.g. 'steps 50', 'cost 2.5' or both. "
+                "Recorded as a decision the agent sees.",
+                "steps 50 cost 2.5",
+                prompt_id="limits-prompt",
+            ),
+            self._limits_typed,
+        )
+
+    def _limits_typed(self, text: str | None) -> None:
+        if text is None:
+            return
+        try:
+            steps, cost = parse_limits(text)
+        except ForgeError as exc:
+            self.notify(exc.message, severity="error", markup=False)
+            return
+        self.operate(lambda: self.session.set_limits(steps, cost))
 
     def _note_typed(self, text: str | None) -> None:
         if text is not None:

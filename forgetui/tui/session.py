@@ -50,6 +50,7 @@ class Session(Protocol):
     def evict(self, ref: str) -> str: ...
     def edit(self, ref: str, content: str) -> str: ...
     def note(self, text: str) -> str: ...
+    def set_limits(self, max_steps: int | None, max_cost: float | None) -> str: ...
     def close(self) -> None: ...
 
 
@@ -110,6 +111,10 @@ class StepSession:
     def note(self, text: str) -> str:
         with self._lock:
             return f"added note {api.add_note(self.folder, text)}"
+
+    def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
+        with self._lock:
+            return f"limits set: {api.set_limits(self.folder, max_steps, max_cost).answer}"
 
     def close(self) -> None:
         """Release the task lock (called once no step is in flight)."""
@@ -207,6 +212,9 @@ class EngineProcess:
 
     def note(self, text: str) -> str:
         return str(self._call("note", text))
+
+    def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
+        return str(self._call("set_limits", max_steps, max_cost))
 
     def close(self) -> None:
         """Ask the child to release the lock and exit; wait briefly, then make sure."""

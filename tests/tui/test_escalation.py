@@ -117,16 +117,17 @@ async def test_reject_edit_and_approve_pending_actions(
 
 
 class ModalHost(App[None]):
-    def __init__(self, escalation: Escalation) -> None:
+    def __init__(self, escalation: Escalation, phases: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.escalation = escalation
+        self.phases = phases
         self.answers: list[str | None] = []
 
     def compose(self) -> ComposeResult:
         yield Static("host")
 
     def on_mount(self) -> None:
-        self.push_screen(EscalationScreen(self.escalation), self.answers.append)
+        self.push_screen(EscalationScreen(self.escalation, (), self.phases), self.answers.append)
 
 
 async def test_an_option_button_answers_with_its_text() -> None:
@@ -176,3 +177,23 @@ def test_escalation_modal_snapshot(snap_compare: Any, workbench: Callable[..., F
         await press(pilot, "a")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_modal_takes_a_take_over_answer_and_names_a_bad_phase() -> None:
+    question = Escalation(reason="loop", question="Keeps repeating. How to proceed?", step=4,
+                          raised_at="t", options=["continue", "abort"])  # fmt: skip
+
+    app = ModalHost(question, ("planning", "execution", "verification"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await type_into(pilot, "phase shipping")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, EscalationScreen)  # refused, with the reason shown
+        error = str(app.screen.query_one("#escalation-error").render())
+        assert "planning, execution, verification" in error
+        app.screen.query_one("#escalation-answer").value = ""  # type: ignore[attr-defined]
+        await type_into(pilot, "mark failed: going nowhere")
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.answers == ["mark failed: going nowhere"]

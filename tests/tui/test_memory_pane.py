@@ -109,3 +109,18 @@ async def test_memory_commands_wait_while_a_step_runs(
         models[0].gate.set()
         await settle(pilot)
         assert app.workbench.applies("add_note")
+
+
+async def test_limits_are_set_from_the_workbench(
+    workbench: Callable[..., ForgeApp], quick_hello: Path
+) -> None:
+    app = workbench(quick_hello)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "l")
+        await type_into(pilot, "steps 3 cost 0.5")
+        await press(pilot, "enter")
+        assert operator_ops(app) == ["limits"]
+        state = TaskFolder.open(app.reader.path).load_state()
+        assert (state.max_steps, state.max_cost_usd) == (3, 0.5)
+        assert "max_steps 3, max_cost $0.50" in current_state(app)  # the agent sees it

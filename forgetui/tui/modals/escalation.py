@@ -37,6 +37,7 @@ REASON_TEXT = {
     "model_error": "the model call failed",
     "approval": "an action needs approval",
     "interrupted": "a step was interrupted",
+    "confirm_complete": "the agent says it is done",
 }
 
 
@@ -45,10 +46,16 @@ class EscalationScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "close", id="escalation-close"),
     ]
 
-    def __init__(self, escalation: Escalation, recent: tuple[LogRow, ...] = ()) -> None:
+    def __init__(
+        self,
+        escalation: Escalation,
+        recent: tuple[LogRow, ...] = (),
+        phases: tuple[str, ...] = (),
+    ) -> None:
         super().__init__()
         self.escalation = escalation
         self.recent = recent
+        self.phases = phases  # the task's phases: an answer may switch to one
 
     @property
     def is_approval(self) -> bool:
@@ -92,7 +99,11 @@ class EscalationScreen(ModalScreen[str | None]):
                 "approve | reject WHY | modify {json}" if self.is_approval else "type an answer"
             )
             yield Input(placeholder=placeholder, id="escalation-answer")
-            yield Label("enter answers · escape closes without answering", classes="dialog-hint")
+            yield Label(
+                "enter answers · escape closes · or take over: mark complete, mark failed, "
+                "phase NAME",
+                classes="dialog-hint",
+            )
 
     def _compose_approval(self) -> ComposeResult:
         pending = self.escalation.pending_action
@@ -136,7 +147,7 @@ class EscalationScreen(ModalScreen[str | None]):
             self._error("type an answer first (or press escape)")
             return
         try:
-            check_answer(self.escalation, text)  # the engine's own grammar, checked here
+            check_answer(self.escalation, text, self.phases)  # the engine's grammar, checked
         except ForgeError as exc:
             self._error(exc.message)
             return
