@@ -55,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-base")
     p.add_argument("--max-steps", type=int)
     p.add_argument("--until", choices=["escalation", "complete"], default="complete")
+    p.add_argument(
+        "--on-interrupt",
+        choices=["rerun", "skip", "ask"],
+        default="ask",
+        help="a step a crash or Ctrl+C interrupted: re-run it, skip it, or stop and ask",
+    )
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("context", help="the compiled context of the next step (or of step N)")
@@ -233,6 +239,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         api_base=args.api_base,
         max_steps=args.max_steps,
         until=args.until,
+        on_interrupt=args.on_interrupt,
         on_step=out.step,
         on_event=out.event,
         on_notice=lambda notice: sys.stderr.write(f"forgetui: {notice}\n"),

@@ -34,6 +34,7 @@ from forgetui.engine.context import (
 from forgetui.engine.control import run_control
 from forgetui.engine.draft import StepDraft
 from forgetui.engine.errors import ForgeError
+from forgetui.engine.interrupts import interrupts_deferred
 from forgetui.engine.llm import Model
 from forgetui.engine.progress import (
     KEEP_COMMANDS,
@@ -409,9 +410,10 @@ class Executor:
             state.status = "paused"
         state.step = draft.number
         state.last_result = result.model_dump(mode="json", exclude_none=True)
-        self.folder.save_memory(draft.memory)
-        self.folder.save_state(state)
-        self.folder.log.append(result)
+        with interrupts_deferred():  # the three files describe the same last step
+            self.folder.save_memory(draft.memory)
+            self.folder.save_state(state)
+            self.folder.log.append(result)
         return self._report(draft, result=draft.result, summary=draft.summary)
 
     def _report(self, draft: StepDraft, *, result: str, summary: str) -> StepReport:

@@ -4,9 +4,10 @@ writer opens a task that a crashed run left behind."""
 from __future__ import annotations
 
 from forgetui.engine import policy
+from forgetui.engine.catalog import ACTIONS, action_target
 from forgetui.engine.records import ResultRecord
-from forgetui.engine.state import PendingAction
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.state import PendingAction, TaskState
+from forgetui.engine.store import TaskFolder, step_name
 
 
 def recover(folder: TaskFolder) -> tuple[list[str], bool]:
@@ -18,30 +19,67 @@ def recover(folder: TaskFolder) -> tuple[list[str], bool]:
     if state.status == "running":  # the run that said so is gone
         state.status = "paused"
         folder.save_state(state)
+    notices = _memory_agrees(folder, state)
     logged = folder.log.tail(1, kinds=("result",))
     if state.last_result and (not logged or logged[0].step < state.step):
         # The step finished and state was saved, but its result never reached the log.
         folder.log.append(ResultRecord.model_validate(state.last_result))
-        return [f"step {state.step}: result restored to the log from state.yaml"], False
+        return [*notices, f"step {state.step}: result restored to the log from state.yaml"], False
     last = folder.log.last_step_status()
     intent, result = last if last else (None, None)
     if intent is None or result is not None or intent.step != state.step + 1:
-        return [], True
+        return notices, True
     pending = state.pending_escalation
     if (pending and pending.step == intent.step) or (
         state.resolution and state.resolution.step == intent.step
     ):
-        return [], False  # waiting on the operator, or already answered: not interrupted
+        return notices, False  # waiting on the operator, or already answered: not interrupted
+    done = _what_it_did(folder, intent.step, intent.action)
     escalation = policy.escalation(
         "interrupted",
         f"Step {intent.step} ({intent.action}) was interrupted before its result was "
-        "recorded. Re-run its action, or skip it?",
+        f"recorded; {done}. Re-run its action, or skip it?",
         intent.step,
         options=["re-run", "skip"],
-        evidence=[f"intent: {intent.action} {intent.args}"],
+        evidence=[f"intent: {intent.action} {action_target(intent.args)}", done],
         pending=PendingAction(action=intent.action, args=intent.args),
     )
     folder.save_state(
         state.model_copy(update={"pending_escalation": escalation, "status": "escalated"})
     )
-    return [f"step {intent.step} was interrupted: escalated (re-run or skip)"], True
+    return [*notices, f"step {intent.step} was interrupted: escalated (re-run or skip)"], True
+
+
+def _memory_agrees(folder: TaskFolder, state: TaskState) -> list[str]:
+    """Working memory is saved just before state.yaml: if a step stopped between the two, the
+    memory holds the result of a step that state and the log never recorded. Drop it, so the
+    three files describe the same last step."""
+    memory = folder.load_memory()
+    ahead = [
+        item
+        for item in memory.items
+        if item.type == "action_result" and (item.step or 0) > state.step
+    ]
+    if not ahead:
+        return []
+    kept = [item for item in memory.items if item not in ahead]
+    folder.save_memory(memory.model_copy(update={"items": kept}))
+    return [f"working memory brought back in line with step {state.step}"]
+
+
+def _what_it_did(folder: TaskFolder, step: int, action: str) -> str:
+    """Whether the interrupted action had got as far as changing files, from the snapshots it
+    leaves before each change: re-running a write or a command is then a choice, not a
+    surprise."""
+    snapshots = folder.snapshots_dir / step_name(step)
+    changed = sorted(
+        path.relative_to(snapshots).as_posix().removesuffix(".after")
+        for path in snapshots.rglob("*.after")
+    ) if snapshots.is_dir() else []  # fmt: skip
+    if changed:
+        return f"it had already changed {', '.join(changed)}"
+    if action == "run_cmd":
+        return "the command may have run in part or in full: its output was not recorded"
+    if ACTIONS.get(action) is not None and ACTIONS[action].changes_workspace:
+        return "it had not changed any file yet"
+    return "it changes no file, so re-running it is safe"

@@ -11,6 +11,7 @@ from typing import Any
 from forgetui.engine.errors import EXIT_ESCALATED, EXIT_FAILED, EXIT_OK, ForgeError
 from forgetui.engine.executor import Executor
 from forgetui.engine.llm import Model, make_model
+from forgetui.engine.operator import answer
 from forgetui.engine.reports import StepEvent, StepReport, escalation_json, verification_json
 from forgetui.engine.store import TaskFolder
 
@@ -61,16 +62,23 @@ def run(
     api_base: str | None = None,
     max_steps: int | None = None,
     until: str = "complete",
+    on_interrupt: str = "ask",
     on_step: Callable[[StepReport], None] = lambda report: None,
     on_event: Callable[[StepEvent], None] | None = None,
     on_notice: Callable[[str], object] = lambda notice: None,
 ) -> RunOutcome:
-    """Run headless until complete, an escalation (`until`) or `max_steps`."""
+    """Run headless until complete, an escalation (`until`) or `max_steps`. A step a crash or
+    Ctrl+C interrupted is re-run or skipped unattended with `on_interrupt`, else it is asked."""
     folder = TaskFolder.open(task)
     llm = model_for(folder, model, api_base)
     with Executor(folder, llm, observer=on_event) as executor:
         for notice in executor.notices:
             on_notice(notice)
+        pending = folder.load_state().pending_escalation
+        if pending is not None and pending.reason == "interrupted" and on_interrupt != "ask":
+            verdict = {"rerun": "re-run", "skip": "skip"}[on_interrupt]
+            answer(folder, verdict)
+            on_notice(f"step {pending.step} was interrupted: {verdict} (--on-interrupt)")
         steps = 0
         for report in run_steps(executor, max_steps):
             steps += 1
