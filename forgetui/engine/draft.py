@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from forgetui.engine import memory as wm
 from forgetui.engine.records import ResultKind
-from forgetui.engine.state import Escalation, TaskState
+from forgetui.engine.state import Escalation, TaskState, Verification
 
 if TYPE_CHECKING:
     from forgetui.engine.actions import ActionOutcome
@@ -32,6 +32,7 @@ class StepDraft:
     error: str | None = None
     escalation: Escalation | None = None
     tool_ms: float = 0.0  # action + verification time, apart from the engine's own
+    verified_before: Verification | None = None  # to tell which checks this step turned green
 
     def fail(self, result: ResultKind, error: str) -> None:
         """The step did not do what was asked: the error is also its summary."""

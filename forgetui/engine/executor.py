@@ -54,6 +54,7 @@ from forgetui.engine.state import (
 )
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.verify import run_checks
+from forgetui.engine.views import last_failure
 
 MEMORY_OUTPUT_CHARS = 6000
 
@@ -147,7 +148,10 @@ class Executor:
         number = state.step + 1
         memory, _gone = wm.expire(self.folder.load_memory(), number)
         draft = StepDraft(
-            number=number, state=state.model_copy(update={"status": "running"}), memory=memory
+            number=number,
+            state=state.model_copy(update={"status": "running"}),
+            memory=memory,
+            verified_before=state.verification,
         )
         if state.resolution is not None and state.resolution.step == number:
             return self._finish_resolution(draft, state.resolution)
@@ -288,7 +292,7 @@ class Executor:
             snapshot=lambda rel, before, after: self.folder.snapshot(
                 draft.number, rel, before, after
             ),
-            last_error=state.probe.last_errors[-1] if state.probe.last_errors else None,
+            last_error=last_failure(self.folder, state) if draft.action == "load_context" else None,
             verification=state.verification,
         )
         outcome = execute(draft.action, draft.args, env)
@@ -393,7 +397,7 @@ class Executor:
             state.last_context_tokens = draft.ctx.total_tokens
         failed = draft.result in ("failure", "error")
         state.failed_streak = state.failed_streak + 1 if failed else 0
-        update_progress(state, result, spec, self.folder.workspace)
+        update_progress(state, result, spec, self.folder.workspace, draft.verified_before)
         if result.files_changed:
             state.loop_guard = guards.workspace_changed(state.loop_guard)
         if state.failed_streak >= spec.guards.failed_approaches and draft.escalation is None:

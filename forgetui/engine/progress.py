@@ -9,13 +9,12 @@ from typing import Any
 from forgetui.engine import memory as wm
 from forgetui.engine.llm import ModelReply
 from forgetui.engine.records import ResultRecord
-from forgetui.engine.state import TaskState
+from forgetui.engine.state import TaskState, Verification
 from forgetui.engine.task import TaskSpec
 
 KEEP_COMPLETED = 20
 KEEP_SCRATCHPAD = 50
 KEEP_COMMANDS = 5
-READ_ONLY_ACTIONS = ("read_file", "list_dir", "search")
 # Results whose output the agent asked to see: kept in its working memory.
 OUTPUT_ACTIONS = ("read_file", "search", "list_dir", "run_cmd")
 
@@ -40,8 +39,38 @@ def remember_result(memory: wm.WorkingMemory, result: ResultRecord) -> wm.Workin
     return memory
 
 
+def achievements(
+    result: ResultRecord, before: Verification | None, after: Verification
+) -> list[str]:
+    """What a step achieved, in words the next context can use: checks it turned green,
+    files it created or changed, a subtask or phase it finished. A read, a note or a command's
+    output achieves nothing by itself."""
+    step = result.step
+    done: list[str] = []
+    if result.result == "success":
+        existed = {
+            path.removesuffix(".before").split("/", 3)[-1]
+            for path in result.snapshots
+            if path.endswith(".before")
+        }
+        for path in result.files_changed:
+            done.append(f"{step}: {'changed' if path in existed else 'created'} {path}")
+        if result.action in ("mark_subtask_complete", "complete", "set_plan"):
+            done.append(f"{step}: {result.summary}")
+    earlier = before.checks if before is not None else {}
+    for name, check in after.checks.items():
+        was = earlier.get(name)
+        if check.passing and (was is None or not was.passing):
+            done.append(f"{step}: check '{name}' passes")
+    return done
+
+
 def update_progress(
-    state: TaskState, result: ResultRecord, spec: TaskSpec, workspace: Path
+    state: TaskState,
+    result: ResultRecord,
+    spec: TaskSpec,
+    workspace: Path,
+    verified_before: Verification | None = None,
 ) -> None:
     probe = state.probe
     written = probe.files_written
@@ -57,9 +86,10 @@ def update_progress(
     progress = state.progress
     completed = progress.completed
     count = progress.completed_count
-    if result.result == "success" and result.action not in READ_ONLY_ACTIONS:
-        completed = [*completed, f"{result.step}: {result.summary}"][-KEEP_COMPLETED:]
-        count += 1
+    achieved = achievements(result, verified_before, state.verification)
+    if achieved:
+        completed = [*completed, *achieved][-KEEP_COMPLETED:]
+        count += len(achieved)
     pending = [
         f"make check '{name}' pass"
         for name, check in state.verification.checks.items()

@@ -217,3 +217,29 @@ def saved_steps(folder: TaskFolder) -> list[int]:
         if number.isdigit():
             steps.append(int(number))
     return sorted(steps)
+
+
+FAILURE_LOOKBACK = 50  # results searched back for the last failure with output
+
+
+def last_failure(folder: TaskFolder, state: TaskState) -> str | None:
+    """What load_context(error_details) loads: the output of the last step that failed with
+    some (a failing command's), else the failing checks' details, else the last error."""
+    for scanned, record in enumerate(folder.log.iter_backwards(kinds=("result",))):
+        if scanned >= FAILURE_LOOKBACK:
+            break
+        if (
+            isinstance(record, ResultRecord)
+            and record.result in ("failure", "error")
+            and record.output
+        ):
+            head = f"step {record.step}: {record.action} {action_target(record.args)}"
+            return f"{head} -> {record.error}\n{record.output}"
+    failing = [
+        f"check {name} failing: {check.details}"
+        for name, check in state.verification.checks.items()
+        if not check.passing and check.details
+    ]
+    if failing:
+        return "\n".join(failing)
+    return state.probe.last_errors[-1] if state.probe.last_errors else None

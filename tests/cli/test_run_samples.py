@@ -75,7 +75,8 @@ def test_long_run_context_stays_flat(cli, tmp_path: Path) -> None:
     assert len(steps) >= 300
     tokens = {s["step"]: s["context_tokens"] for s in steps}
     assert max(tokens.values()) <= 8000
-    assert abs(tokens[300] - tokens[10]) <= 0.10 * tokens[10], (tokens[10], tokens[300])
+    # after warm-up (memory, recent actions, progress and scratchpad full) the size holds
+    assert abs(tokens[300] - tokens[50]) <= 0.10 * tokens[50], (tokens[50], tokens[300])
 
 
 def test_abort_answer_ends_the_run_with_exit_4(cli, tmp_path: Path) -> None:

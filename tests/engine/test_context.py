@@ -758,3 +758,18 @@ def test_validate_reports_tampering(workspace: Path) -> None:
     assert any(
         "current_state" in p and "over its budget 5" in p for p in validate_context(over, inputs)
     )
+
+
+def test_the_scratchpad_shows_as_many_newest_notes_as_its_budget_allows(workspace: Path) -> None:
+    short = make_state(scratchpad=[f"note {i}" for i in range(12)])
+    data = yaml.safe_load(user_message(compile_context(make_inputs(workspace, state=short))))
+    # short notes: all twelve fit (no fixed 5), newest first
+    assert data["current_state"]["scratchpad"] == [f"note {i}" for i in reversed(range(12))]
+    long = make_state(scratchpad=[f"finding {i}: " + "words " * 30 for i in range(40)])
+    data = yaml.safe_load(user_message(compile_context(make_inputs(workspace, state=long))))
+    shown = data["current_state"]["scratchpad"]
+    assert shown[0].startswith("finding 39:") and shown[-1].startswith("... and ")
+    kept = len(shown) - 1
+    assert 1 <= kept < 40 and shown[-1] == f"... and {40 - kept} earlier notes"
+    counter = counter_for(None)
+    assert sum(counter.count(note) for note in shown[:-1]) <= 4500 // 30

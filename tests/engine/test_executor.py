@@ -403,3 +403,30 @@ def test_a_run_loop_says_running_between_steps_and_pauses_at_the_end(tmp_path: P
             seen.append(folder.load_state().status)
     assert seen == ["running", "running"]
     assert folder.load_state().status == "paused"
+
+
+def test_error_details_loads_the_failing_commands_output(tmp_path: Path) -> None:
+    failing = "import sys; print('AssertionError: expected 3, got 4'); sys.exit(1)"
+    script = [
+        act("run_cmd", cmd=["python", "-c", failing]),
+        act("load_context", item="error_details"),
+    ]
+    folder = make_task(tmp_path, script)
+    ran, loaded = _run(folder, 2)
+    assert ran.result == "failure" and loaded.result == "success"
+    item = next(i for i in folder.load_memory().items if i.key == "error_details")
+    assert "AssertionError: expected 3, got 4" in item.content  # the output, not "exit code 1"
+    assert item.content.startswith("step 1: run_cmd python -c")
+
+
+def test_progress_lists_what_was_achieved_not_command_output(tmp_path: Path) -> None:
+    script = [
+        act("run_cmd", cmd=["python", "-c", "print('lots of raw output')"]),
+        act("write_file", path="out.txt", content="x\n"),
+        act("write_file", path="out.txt", content="y\n"),
+        act("note", text="remember this"),
+    ]
+    folder = make_task(tmp_path, script)
+    _run(folder, 4)
+    completed = folder.load_state().progress.completed
+    assert completed == ["2: created out.txt", "2: check 'out' passes", "3: changed out.txt"]

@@ -31,7 +31,7 @@ class CurrentState:
         self.inputs = inputs
         self.counter = counter
         self.fmt = fmt
-        self.state_tree = StateTree(inputs)
+        self.state_tree = StateTree(inputs, counter)
         self.elastic = self.state_tree.elastic
         self.items = self.state_tree.items
         self.memory_refs: list[str] = []

@@ -15,11 +15,13 @@ from forgetui.engine.context.inputs import ContextInputs
 from forgetui.engine.context.target_files import target_files
 from forgetui.engine.context.tree import El, Elastic, Scalar, drop_empty, seq, value_el
 from forgetui.engine.memory import MemoryItem, visible_items
+from forgetui.engine.tokens import TokenCounter
 
 COMPLETED_SHOWN = 10  # progress.completed: the context shows the last 10
-# The scratchpad and the files touched show their last 5.
-SCRATCHPAD_SHOWN = 5
+# The files touched show their last 5; the scratchpad as many of its newest notes as fit this
+# share of current_state's budget.
 PROBE_SHOWN = 5
+SCRATCHPAD_SHARE = 30
 
 
 @dataclass(frozen=True)
@@ -59,15 +61,33 @@ class StateTree:
     inputs, target files, loaded file contents) are registered once as `elastic` parts, left
     empty in the tree and filled by the fitter with whatever fits."""
 
-    def __init__(self, inputs: ContextInputs) -> None:
+    def __init__(self, inputs: ContextInputs, counter: TokenCounter) -> None:
         self.inputs = inputs
+        self.counter = counter
         self.elastic: list[Elastic] = []
         self.items = visible_items(inputs.memory, inputs.state.next_step)
         self._inputs_els = self._task_inputs()
         self._files_el = target_files(inputs.workspace, inputs.spec.target_files, self._add_elastic)
         self._memory_slots = [self._memory_slot(item) for item in self.items]
+        self._notes = self._scratchpad()
 
     # -- the parts that do not depend on compression
+
+    def _scratchpad(self) -> list[str]:
+        """The agent's notes, newest first, as many as fit their budget, and how many more."""
+        budget = self.inputs.spec.limits.budgets()["current_state"] // SCRATCHPAD_SHARE
+        notes = self.inputs.state.scratchpad
+        shown: list[str] = []
+        used = 0
+        for note in reversed(notes):
+            cost = self.counter.count(note) + 3
+            if used + cost > budget and shown:
+                break
+            shown.append(note if used + cost <= budget else cz.cut_error(note, 200))
+            used += cost
+        if len(shown) < len(notes):
+            shown.append(f"... and {len(notes) - len(shown)} earlier notes")
+        return shown
 
     def _add_elastic(self, part: Elastic) -> int:
         self.elastic.append(part)
@@ -172,7 +192,7 @@ class StateTree:
                 ),
             )
         )
-        parts.append(seq("scratchpad", listed(state.scratchpad, SCRATCHPAD_SHOWN), "note"))
+        parts.append(seq("scratchpad", listed(self._notes), "note"))
 
         parts.append(self._plan(cap))
         probe = state.probe
