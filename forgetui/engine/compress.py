@@ -129,12 +129,20 @@ def omitted_marker(count: int) -> str:
     return OMITTED_MARKER.format(count=count)
 
 
-def fit_lines(measured: LineCosts, budget: int, counter: TokenCounter) -> Excerpt:
-    """Keep the first and last lines that fit `budget` tokens, the marker between them."""
+FOCUS_CONTEXT = 3  # units kept each side of a focus line, at best
+
+
+def fit_lines(
+    measured: LineCosts, budget: int, counter: TokenCounter, focus: Sequence[int] = ()
+) -> Excerpt:
+    """Keep the first and last lines that fit `budget` tokens, the marker between them; with
+    `focus` (1-based line numbers, e.g. where a violation is), the lines around each instead."""
     units, costs = measured.units, measured.costs
     total = sum(costs)
     if total <= budget:
         return Excerpt("\n".join(units), total, 0)
+    if focus:
+        return _fit_around(measured, budget, counter, focus)
     marker_cost = counter.count(measured.prefix + omitted_marker(measured.total_lines) + "\n")
     room = budget - marker_cost
     if room < 0:
@@ -151,6 +159,80 @@ def fit_lines(measured: LineCosts, budget: int, counter: TokenCounter) -> Excerp
     tokens = sum(costs[:head]) + sum(costs[len(costs) - tail :])
     tokens += counter.count(measured.prefix + marker + "\n")
     return Excerpt(text, tokens, omitted)
+
+
+MAX_FOCUS = 20  # focus lines beyond these are left to the head-and-tail rule
+
+
+def _fit_around(
+    measured: LineCosts, budget: int, counter: TokenCounter, focus: Sequence[int]
+) -> Excerpt:
+    """The lines around each focus line, with as much context as fits (the first focus lines
+    first when not all fit), every gap a marker saying how many lines it leaves out."""
+    starts = [0]
+    for count in measured.lines:
+        starts.append(starts[-1] + count)
+    units = len(measured.units)
+    unit_of = {}
+    for index in range(units):
+        for line in range(starts[index] + 1, starts[index + 1] + 1):
+            unit_of[line] = index
+    centres = sorted({unit_of[line] for line in focus if line in unit_of})[:MAX_FOCUS]
+    if not centres:
+        return fit_lines(measured, budget, counter)
+    marker_cost = counter.count(measured.prefix + omitted_marker(measured.total_lines) + "\n")
+
+    def around(shown: int, reach: int) -> set[int]:
+        return {
+            index
+            for centre in centres[:shown]
+            for index in range(max(0, centre - reach), min(units, centre + reach + 1))
+        }
+
+    for reach in range(FOCUS_CONTEXT, -1, -1):
+        for shown in range(len(centres), 0, -1):
+            if _cost(measured, around(shown, reach), marker_cost) > budget:
+                continue
+            if shown == len(centres):  # every focus line fits: widen while the budget allows
+                low, high = reach, units
+                while low < high:
+                    middle = (low + high + 1) // 2
+                    fits = _cost(measured, around(shown, middle), marker_cost) <= budget
+                    low, high = (middle, high) if fits else (low, middle - 1)
+                reach = low
+            return _excerpt(measured, around(shown, reach), counter)
+    return Excerpt("", 0, measured.total_lines)
+
+
+def _cost(measured: LineCosts, kept: set[int], marker_cost: int) -> int:
+    gaps = sum(
+        1
+        for index in range(len(measured.units))
+        if index not in kept and (index == 0 or index - 1 in kept)
+    )
+    return sum(measured.costs[index] for index in kept) + gaps * marker_cost
+
+
+def _excerpt(measured: LineCosts, kept: set[int], counter: TokenCounter) -> Excerpt:
+    parts: list[str] = []
+    tokens = omitted = gap = 0
+    for index, unit in enumerate(measured.units):
+        if index in kept:
+            if gap:
+                marker = omitted_marker(gap)
+                parts.append(marker)
+                tokens += counter.count(measured.prefix + marker + "\n")
+                omitted, gap = omitted + gap, 0
+            parts.append(unit)
+            tokens += measured.costs[index]
+        else:
+            gap += measured.lines[index]
+    if gap:
+        marker = omitted_marker(gap)
+        parts.append(marker)
+        tokens += counter.count(measured.prefix + marker + "\n")
+        omitted += gap
+    return Excerpt("\n".join(parts), tokens, omitted)
 
 
 def _take(costs: Sequence[int], room: int) -> int:

@@ -154,3 +154,19 @@ def test_hard_truncation_never_leaves_half_a_character(counter: TokenCounter) ->
 def test_clean_text_normalises_what_every_rendering_receives() -> None:
     assert cz.clean_text("\n\n  a  \r\nb\x00\tc\u2028d   \n\n") == "  a\nb\ufffd\tc\nd"
     assert cz.split_lines("a\nb\n") == ["a", "b"] and cz.split_lines("") == []
+
+
+@pytest.mark.parametrize("budget", [40, 120, 400, 1500])
+@pytest.mark.parametrize("focus", [(250,), (10, 490), (100, 101, 300, 450)])
+def test_excerpts_around_focus_lines_fit_and_count_exactly(
+    counter: TokenCounter, budget: int, focus: tuple[int, ...]
+) -> None:
+    prefix = " " * 8
+    lines = cz.number_lines(_source(500)).split("\n")
+    excerpt = cz.fit_lines(cz.measure_lines(lines, counter, prefix), budget, counter, focus)
+    rendered = cz.indent_lines(excerpt.text, prefix) + "\n" if excerpt.text else ""
+    assert excerpt.tokens == counter.count(rendered) <= budget
+    if budget >= 120:  # room for the first focus line at least
+        assert f"{focus[0]:>4}| " in excerpt.text
+    kept = [line for line in excerpt.text.split("\n") if "|" in line]
+    assert len(kept) + excerpt.omitted == 500

@@ -773,3 +773,37 @@ def test_the_scratchpad_shows_as_many_newest_notes_as_its_budget_allows(workspac
     assert 1 <= kept < 40 and shown[-1] == f"... and {40 - kept} earlier notes"
     counter = counter_for(None)
     assert sum(counter.count(note) for note in shown[:-1]) <= 4500 // 30
+
+
+def test_the_violations_file_is_shown_around_each_violation(workspace: Path) -> None:
+    """A fix_violation task that names only the violation's file still shows it, cut to the
+    lines around each reported violation, not to the file's head and tail."""
+    (workspace / TARGET).write_text(big_source(3000), "utf-8")
+    spec = make_spec(
+        target_files=[],
+        violation={"file_path": TARGET, "lines": [1200, 2400], "rule": "no bare commands"},
+    )
+    ctx = compile_context(make_inputs(workspace, spec=spec))
+    assert validate_context(ctx, make_inputs(workspace, spec=spec)) == []
+    files = yaml.safe_load(user_message(ctx))["current_state"]["target_files"]
+    assert [f["path"] for f in files] == [TARGET]
+    excerpt = files[0]["excerpt"]
+    for line in (1200, 2400):
+        assert f"line_{line} = compute({line - 1})" in excerpt
+    assert "line_1 = compute(0)" not in excerpt  # not the head-and-tail cut
+    shown = [int(m) for m in re.findall(r"^\s*(\d+)\|", excerpt, re.MULTILINE)]
+    omitted = [int(m) for m in re.findall(r"# \.\.\. (\d+) lines omitted", excerpt)]
+    assert len(shown) + sum(omitted) == 3000  # the markers count what they leave out
+    assert "around each violation" in ctx.section("current_state").compressions[0]
+
+
+def test_the_check_definitions_pattern_locates_the_violations(workspace: Path) -> None:
+    source = big_source(3000).splitlines(keepends=True)
+    for line in (700, 2100):
+        source[line - 1] = "@click.command()\n"
+    (workspace / TARGET).write_text("".join(source), "utf-8")
+    spec = make_spec(check_definition={"pattern": r"@click\.command\(\)"})
+    ctx = compile_context(make_inputs(workspace, spec=spec))
+    excerpt = yaml.safe_load(user_message(ctx))["current_state"]["target_files"][0]["excerpt"]
+    assert excerpt.count("@click.command()") == 2
+    assert " 700| @click.command()" in excerpt and "2100| @click.command()" in excerpt

@@ -113,7 +113,10 @@ class CurrentState:
             return None, need
         labels = sq.labels()
         if excerpted:
-            labels = ("file content: first and last lines kept", *labels)
+            kept = "first and last lines"
+            if any(part.focus for part in self.elastic):
+                kept += " (around each violation where one is known)"
+            labels = (f"file content: {kept} kept", *labels)
         self.memory_refs = refs
         return Section("current_state", budget, "".join(texts), tokens, labels), need
 
@@ -179,7 +182,8 @@ class CurrentState:
         costs = self._measure(block)
         body = allotment - self._header(block)
         for _ in range(4):
-            excerpt = cz.fit_lines(costs, max(0, body), self.counter)
+            focus = self.elastic[block.el.slot].focus
+            excerpt = cz.fit_lines(costs, max(0, body), self.counter, focus)
             text = self._render(block, excerpt.text)
             tokens = self.counter.count(text)
             if tokens <= allotment:

@@ -12,7 +12,7 @@ from typing import Any
 
 from forgetui.engine import compress as cz
 from forgetui.engine.context.inputs import ContextInputs
-from forgetui.engine.context.target_files import target_files
+from forgetui.engine.context.target_files import lines_matching, target_files
 from forgetui.engine.context.tree import El, Elastic, Scalar, drop_empty, seq, value_el
 from forgetui.engine.memory import MemoryItem, visible_items
 from forgetui.engine.tokens import TokenCounter
@@ -67,11 +67,31 @@ class StateTree:
         self.elastic: list[Elastic] = []
         self.items = visible_items(inputs.memory, inputs.state.next_step)
         self._inputs_els = self._task_inputs()
-        self._files_el = target_files(inputs.workspace, inputs.spec.target_files, self._add_elastic)
+        violation = inputs.spec.violation
+        named = violation.get("file_path") if isinstance(violation, dict) else None
+        files = list(inputs.spec.target_files)
+        if isinstance(named, str) and named not in files:
+            files.insert(0, named)  # the file a violation names counts as a target file
+        self._files_el = target_files(inputs.workspace, files, self._add_elastic, self._focus)
         self._memory_slots = [self._memory_slot(item) for item in self.items]
         self._notes = self._scratchpad()
 
     # -- the parts that do not depend on compression
+
+    def _focus(self, rel: str, text: str) -> tuple[int, ...]:
+        """Where a violation is in a target file: the lines the violation names, else where the
+        check definition's pattern matches. An excerpt keeps their surroundings."""
+        spec = self.inputs.spec
+        violation, definition = spec.violation, spec.check_definition
+        if isinstance(violation, dict) and violation.get("file_path") in (rel, None):
+            lines = violation.get("lines") or violation.get("line")
+            named = lines if isinstance(lines, list) else [lines]
+            found = tuple(n for n in named if isinstance(n, int) and n > 0)
+            if found:
+                return found
+        if isinstance(definition, dict) and isinstance(definition.get("pattern"), str):
+            return lines_matching(text, definition["pattern"])
+        return ()
 
     def _scratchpad(self) -> list[str]:
         """The agent's notes, newest first, as many as fit their budget, and how many more."""

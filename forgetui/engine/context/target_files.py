@@ -4,6 +4,7 @@ text, so a preview rebuilt every keystroke reads and measures a file once."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -55,24 +56,30 @@ def target_paths(workspace: Path, patterns: Sequence[str]) -> tuple[list[str], i
     return unique[:MAX_TARGET_FILES], max(0, len(unique) - MAX_TARGET_FILES)
 
 
+Focus = Callable[[str, str], tuple[int, ...]]  # (path, text) -> lines to keep around
+
+
 def target_files(
-    workspace: Path, patterns: Sequence[str], add_elastic: Callable[[Elastic], int]
+    workspace: Path,
+    patterns: Sequence[str],
+    add_elastic: Callable[[Elastic], int],
+    focus: Focus = lambda rel, text: (),
 ) -> El | None:
     """The target_files element; each readable file's text is registered with `add_elastic`,
-    which returns the slot its element carries."""
+    which returns the slot its element carries, with the lines `focus` names for it."""
     if not patterns:
         return None
     shown, more = target_paths(workspace, patterns)
     root = workspace.resolve()
     items: list[El] = []
     for rel in shown:
-        items.append(_target_file(root, rel, add_elastic))
+        items.append(_target_file(root, rel, add_elastic, focus))
     if more:
         items.append(El("file", text=f"... and {more} more"))
     return El("target_files", seq=True, items=tuple(items))
 
 
-def _target_file(root: Path, rel: str, add_elastic: Callable[[Elastic], int]) -> El:
+def _target_file(root: Path, rel: str, add_elastic: Callable[[Elastic], int], focus: Focus) -> El:
     def status(text: str) -> El:
         return El("file", attrs=(("path", rel), ("status", text)))
 
@@ -101,5 +108,15 @@ def _target_file(root: Path, rel: str, add_elastic: Callable[[Elastic], int]) ->
     def make(excerpt: str, slot: int) -> El:
         return El("file", text=excerpt, attrs=attrs, text_key="excerpt", slot=slot)
 
-    slot = add_elastic(Elastic(make, text, numbered=True))
+    slot = add_elastic(Elastic(make, text, numbered=True, focus=focus(rel, text)))
     return make("", slot)
+
+
+@lru_cache(maxsize=64)
+def lines_matching(text: str, pattern: str) -> tuple[int, ...]:
+    """1-based lines where `pattern` (a multi-line regex) matches; () if it does not compile."""
+    try:
+        compiled = re.compile(pattern, re.MULTILINE)
+    except re.error:
+        return ()
+    return tuple(sorted({text.count("\n", 0, m.start()) + 1 for m in compiled.finditer(text)}))

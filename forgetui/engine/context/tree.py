@@ -54,6 +54,7 @@ class Elastic:
     numbered: bool
     memory: bool = False  # a working-memory item, which is dropped rather than starved
     pinned: bool = False
+    focus: tuple[int, ...] = ()  # lines an excerpt keeps the surroundings of (violations)
 
 
 def seq(tag: str, values: Sequence[Scalar], item_tag: str = "item") -> El:
