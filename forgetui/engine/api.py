@@ -15,18 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forgetui.engine.actionlog import AnyRecord
-from forgetui.engine.answers import check_answer, modify_answer, parse_limits
-from forgetui.engine.catalog import PHASES, action_target, actions_of
-from forgetui.engine.context import CompiledContext, Section, compile_context, context_inputs
+from forgetui.engine.answers import TAKEOVER_FORMS, check_answer, modify_answer, parse_limits
+from forgetui.engine.catalog import PHASES, actions_of
+from forgetui.engine.context import CompiledContext, compile_context, context_inputs
 from forgetui.engine.diff import DiffEntry, context_diff
-from forgetui.engine.errors import (
-    EXIT_BAD_INPUT,
-    EXIT_ESCALATED,
-    EXIT_FAILED,
-    EXIT_OK,
-    ForgeError,
-    first_error,
-)
+from forgetui.engine.errors import EXIT_OK, ForgeError, first_error
 from forgetui.engine.lock import LockInfo
 from forgetui.engine.operator import add_note, answer, edit_memory, evict, pin, set_limits
 from forgetui.engine.reports import StepEvent, StepReport, escalation_json, verification_json
@@ -38,7 +31,6 @@ from forgetui.engine.views import (
     LogRow,
     MemoryRow,
     RecordDetail,
-    log_row,
     log_rows,
     memory_rows,
     record_detail,
@@ -73,11 +65,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "EXIT_BAD_INPUT",
-    "EXIT_ESCALATED",
-    "EXIT_FAILED",
     "EXIT_OK",
     "FINISHED",
+    "TAKEOVER_FORMS",
     "AnyRecord",
     "CompiledContext",
     "DiffEntry",
@@ -91,7 +81,6 @@ __all__ = [
     "Plan",
     "RecordDetail",
     "RunOutcome",
-    "Section",
     "StepEvent",
     "StepNotAllowed",
     "StepReport",
@@ -99,7 +88,6 @@ __all__ = [
     "TaskSpec",
     "TaskState",
     "Verification",
-    "action_target",
     "add_note",
     "answer",
     "atomic_write_text",
@@ -108,7 +96,6 @@ __all__ = [
     "create_task",
     "dump_yaml",
     "edit_memory",
-    "escalation_json",
     "evict",
     "find_sample",
     "first_error",
@@ -117,7 +104,6 @@ __all__ = [
     "lock_holder",
     "log_count",
     "log_entries",
-    "log_row",
     "log_rows",
     "memory_rows",
     "model_for",
@@ -134,7 +120,6 @@ __all__ = [
     "saved_steps",
     "set_limits",
     "status",
-    "verification_json",
 ]
 
 

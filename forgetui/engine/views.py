@@ -11,6 +11,7 @@ from typing import Any
 from forgetui.engine import memory as wm
 from forgetui.engine.actionlog import AnyRecord
 from forgetui.engine.catalog import action_target
+from forgetui.engine.errors import ForgeError
 from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.state import TaskState
 from forgetui.engine.store import TaskFolder
@@ -176,8 +177,6 @@ class RecordDetail:
 
 def record_detail(folder: TaskFolder, index: int) -> RecordDetail:
     """One record in full, with its step's intent (the raw answer) and saved context."""
-    from forgetui.engine.errors import ForgeError
-
     log = folder.log
     record = log.record_at(index)
     intent: IntentRecord | None = record if isinstance(record, IntentRecord) else None

@@ -63,6 +63,8 @@ def _is_task_file(_change: object, path: str) -> bool:
 
 class WorkbenchScreen(OperatorCommands):
     BINDINGS: ClassVar[list[BindingType]] = bindings("screen")  # type: ignore[assignment]
+    # Under 120 columns the side panes give way: the compiled context keeps half the width.
+    HORIZONTAL_BREAKPOINTS = [(0, "-tight"), (100, "-narrow"), (120, "-wide")]
 
     def __init__(self, reader: TaskReader, session: Session, settings: Settings) -> None:
         super().__init__(id="workbench")

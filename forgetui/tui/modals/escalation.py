@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from forgetui.engine.api import (
+    TAKEOVER_FORMS,
     Escalation,
     ForgeError,
     LogRow,
@@ -100,9 +101,9 @@ class EscalationScreen(ModalScreen[str | None]):
             )
             yield Input(placeholder=placeholder, id="escalation-answer")
             yield Label(
-                "enter answers · escape closes · or take over: mark complete, mark failed, "
-                "phase NAME",
+                f"enter answers · escape closes · also: {TAKEOVER_FORMS}",
                 classes="dialog-hint",
+                markup=False,
             )
 
     def _compose_approval(self) -> ComposeResult:

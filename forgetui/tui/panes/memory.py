@@ -53,10 +53,15 @@ def _cells(row: MemoryRow) -> list[str]:
     ]
 
 
+NARROW = 40  # below this width the step, tokens and expiry columns give way to the summary
+
+
 def _line(cells: list[str], width: int) -> str:
-    fixed = sum(w + 1 for _, w in COLUMNS if w)
+    shown = range(len(COLUMNS)) if width >= NARROW else range(3)
+    fixed = sum(COLUMNS[index][1] + 1 for index in shown if COLUMNS[index][1])
     out = []
-    for index, (cell, (_, column)) in enumerate(zip(cells, COLUMNS, strict=True)):
+    for index in shown:
+        cell, column = cells[index], COLUMNS[index][1]
         size = column or max(8, width - fixed - 1)
         text = cell.replace("\n", " ")
         text = text[: size - 1] + "…" if len(text) > size else text
