@@ -198,3 +198,20 @@ def test_running_snapshot(
         app.clear_notifications()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (110, 30)])
+async def test_a_small_terminal_still_shows_the_compiled_context(
+    workbench: Callable[..., ForgeApp], quick_hello: Path, size: tuple[int, int]
+) -> None:
+    """Under 120 columns the side panes give way: every section of the next step's context
+    is named, with its tokens, and the context pane keeps half the width."""
+    app = workbench(quick_hello)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        for name in ("system_prompt", "task_frame", "current_state", "available_actions"):
+            assert name in text
+        assert "574 / 1,000" in text
+        context = app.workbench.query_one("#context")
+        assert context.outer_size.width >= size[0] // 2
