@@ -11,6 +11,9 @@ appends to the task's log as another process would, and reads the child's RSS fr
   cursor is written, idle and while the long_run sample steps back to back
 - a new action visible: a record appended to actions.yaml (by this process, holding the task
   lock like a headless run) until the frame showing it
+- in step with the run: while long_run steps back to back in the workbench, each record's
+  arrival in actions.yaml (polled every millisecond) until the frame whose action log holds it,
+  and how many records the screen was behind the file at each frame
 - memory: the child's RSS on a 10,000-record task minus on a 100-record task
 
 Prints a table and writes it to bench/results/tui.txt."""
@@ -87,9 +90,9 @@ def display(self, screen, renderable):
     if view.cursor != seen["cursor"]:
         seen["cursor"] = view.cursor
         emit(event="cursor", cursor=view.cursor)
-    if view.count != seen["count"]:
-        seen["count"] = view.count
-        emit(event="count", count=view.count)
+    if view.records != seen["count"]:  # records in the log (the view's rows fold steps)
+        seen["count"] = view.records
+        emit(event="count", count=view.records)
 
 ForgeApp._display = display
 from forgetui.cli import main
@@ -274,6 +277,65 @@ def keys_while_running(home: Path) -> tuple[list[float], int]:
         child.quit()
 
 
+def record_times(log: Path, stop: threading.Event) -> list[tuple[float, int]]:
+    """(time, records in the file) at each change, polled every millisecond (one record a
+    line)."""
+    seen: list[tuple[float, int]] = []
+    offset = count = 0
+    while not stop.is_set():
+        size = log.stat().st_size if log.exists() else 0
+        if size > offset:
+            with log.open("rb") as handle:
+                handle.seek(offset)
+                chunk = handle.read(size - offset)
+            complete = chunk.rfind(b"\n") + 1
+            if complete:
+                count += chunk[:complete].count(b"\n")
+                offset += complete
+                seen.append((time.perf_counter(), count))
+        time.sleep(0.001)
+    return seen
+
+
+def lag_while_running(home: Path) -> tuple[list[float], int, int]:
+    """long_run stepping back to back for a few seconds: per record, file to frame; and the
+    most records the screen was behind the file at any moment."""
+    child = Child(["open", "long_run"], home).start()
+    child.wait_for(lambda e: e["event"] == "ready")
+    time.sleep(0.5)
+    logs = (home / "runs").glob("*/.agentforge/tasks/long_run/actions.yaml")
+    log = max(logs, key=lambda path: path.stat().st_mtime)
+    stop = threading.Event()
+    seen: list[tuple[float, int]] = []
+    poller = threading.Thread(target=lambda: seen.extend(record_times(log, stop)), daemon=True)
+    poller.start()
+    start = child.press(b" ")
+    time.sleep(6.0)
+    child.press(b" ")
+    time.sleep(1.5)  # the step in flight lands and the screen catches up
+    stop.set()
+    poller.join()
+    child.quit()
+    frames = [(float(e["t"]), int(e["count"])) for e in child.events()
+              if e["event"] == "count" and float(e["t"]) >= start]  # fmt: skip
+    lags: list[float] = []
+    shown_at = 0
+    for at, count in seen:
+        while shown_at < len(frames) and (frames[shown_at][0] < at or frames[shown_at][1] < count):
+            shown_at += 1
+        if shown_at < len(frames):
+            lags.append(frames[shown_at][0] - at)
+    behind, frame = 0, 0
+    base = frames[0][1] if frames else 0
+    for at, count in seen:  # just before the screen caught up with each new record
+        while frame < len(frames) and frames[frame][0] <= at:
+            frame += 1
+        shown = frames[frame - 1][1] if frame else base
+        behind = max(behind, count - shown)
+    records = seen[-1][1] - seen[0][1] if seen else 0
+    return lags, behind, records
+
+
 def new_action_visible(home: Path, task: Path) -> list[float]:
     """Another process's records (this one, holding the lock) showing up in the workbench."""
     child = Child(["open", str(task)], home).start()
@@ -324,6 +386,7 @@ def main() -> int:
         idle = idle_keys(home, small)
         in_flight = keys_during_a_step(home, root)
         running, steps_run = keys_while_running(home)
+        lags, behind, lag_records = lag_while_running(home)
         visible = new_action_visible(home, small)
         rss_small, rss_big = memory(home, small, big)
     finally:
@@ -344,6 +407,11 @@ def main() -> int:
     p50, p95 = percentiles(running)
     rows.append(("  ... steps back to back (long_run replay)", ms(p50), ms(p95),
                  str(len(running)), "(stress: CPU-bound steps)"))  # fmt: skip
+    p50, p95 = percentiles(lags)
+    rows.append(("a step's record to its row on screen, running", ms(p50), ms(p95),
+                 str(len(lags)), f"max {ms(max(lags))}; {lag_records} records"))  # fmt: skip
+    rows.append(("  ... most records the screen was behind", str(behind), "", "",
+                 "2: one step (coalesced)"))  # fmt: skip
     p50, p95 = percentiles(visible)
     rows.append(("new action visible after it is written", ms(p50), ms(p95), str(len(visible)),
                  "p95 < 150 ms"))  # fmt: skip

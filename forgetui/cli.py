@@ -36,6 +36,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sample")
     p.add_argument("--into", type=Path)
 
+    p = sub.add_parser("runs", help="list the run copies samples were opened in; --prune old ones")
+    p.add_argument("--prune", action="store_true", help="remove old copies (not those in use)")
+    p.add_argument("--keep", type=int, metavar="N", help="with --prune: the newest N stay (10)")
+    p.add_argument(
+        "--older-than", type=float, metavar="DAYS", help="with --prune: only copies older than this"
+    )
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("new", help="create a task in a workspace")
     p.add_argument("--workspace", type=Path, required=True)
     p.add_argument("--goal", required=True)
@@ -137,6 +145,47 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
     folder = api.init_sample(args.sample, into=args.into)
     print(folder.path)
+    return EXIT_OK
+
+
+def _cmd_runs(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+
+    if not args.prune:
+        if args.keep is not None or args.older_than is not None:
+            raise ForgeError("runs: --keep and --older-than only go with --prune")
+        copies = api.run_copies()
+        if args.json:
+            for copy in copies:
+                print_json(copy.to_json())
+        elif copies:
+            from forgetui.render import print_runs
+
+            print_runs(copies)
+        else:
+            sys.stderr.write(f"forgetui: no run copies in {api.runs_root()}\n")
+        return EXIT_OK
+    keep = api.DEFAULT_KEEP if args.keep is None else args.keep
+    copies = api.run_copies()
+    doomed = api.to_prune(copies, keep, args.older_than)  # bad --keep/--older-than: exit 2 here
+    from forgetui.render import print_prune_summary, print_pruned
+
+    results = []
+    for copy in doomed:
+        result = api.remove_run(copy)
+        results.append(result)
+        if args.json:
+            print_json(result.to_json())
+        else:
+            print_pruned(result)
+    if args.json:
+        removed = sum(1 for r in results if r.removed)
+        print_json(
+            {"final": True, "removed": removed, "kept": len(copies) - removed,
+             "freed_bytes": sum(r.freed for r in results)}
+        )  # fmt: skip
+    else:
+        print_prune_summary(results, len(copies))
     return EXIT_OK
 
 
@@ -268,6 +317,7 @@ def _cmd_limits(args: argparse.Namespace) -> int:
 
 _HANDLERS = {
     "init": _cmd_init,
+    "runs": _cmd_runs,
     "new": _cmd_new,
     "context": _cmd_context,
     "status": _cmd_status,

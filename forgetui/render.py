@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -12,7 +13,14 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from forgetui.engine.api import CompiledContext, MemoryRow, StepEvent, StepReport
+    from forgetui.engine.api import (
+        CompiledContext,
+        MemoryRow,
+        Pruned,
+        RunCopy,
+        StepEvent,
+        StepReport,
+    )
 
 _CONSOLE: list[Console] = []
 
@@ -103,6 +111,61 @@ def print_memory(rows: list[MemoryRow]) -> None:
             "yes" if row.pinned else "",
         )
     console().print(grid)
+
+
+def human_size(size: int) -> str:
+    """Bytes as people read them: 512 B, 48.2 KiB, 1.3 MiB."""
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024:
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def print_runs(copies: list[RunCopy]) -> None:
+    """`runs`: one plain line per copy, aligned, path first (no table: paths must not wrap, and
+    `cut`/`awk` should find the path in the first field)."""
+    rows = [
+        (
+            str(copy.path),
+            copy.sample,
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(copy.created)),
+            copy.status,
+            "" if copy.step is None else f"step {copy.step}",
+            human_size(copy.size),
+            "" if copy.holder is None else f"in use by pid {copy.holder.pid}",
+        )
+        for copy in copies
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:5], widths, strict=False)]
+        cells += [row[5].rjust(widths[5]), row[6]]
+        sys.stdout.write("  ".join(cells).rstrip() + "\n")
+    sys.stdout.flush()
+
+
+def print_pruned(result: Pruned) -> None:
+    copy = result.copy
+    if result.removed:
+        step = "" if copy.step is None else f", step {copy.step}"
+        line = f"removed {copy.path} ({copy.sample}, {copy.status}{step}, {human_size(copy.size)})"
+    else:
+        line = f"kept    {copy.path}: {result.reason}"
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def print_prune_summary(results: list[Pruned], total: int) -> None:
+    removed = [r for r in results if r.removed]
+    freed = human_size(sum(r.freed for r in removed))
+    noun = "copy" if len(removed) == 1 else "copies"
+    sys.stdout.write(
+        f"removed {len(removed)} run {noun} of {total}, freed {freed}; "
+        f"{total - len(removed)} kept\n"
+    )
+    sys.stdout.flush()
 
 
 def print_json(obj: Any) -> None:

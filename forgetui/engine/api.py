@@ -21,16 +21,41 @@ from forgetui.engine.context import CompiledContext, compile_context, context_in
 from forgetui.engine.diff import DiffEntry, context_diff
 from forgetui.engine.errors import EXIT_OK, ForgeError, first_error
 from forgetui.engine.lock import LockInfo
-from forgetui.engine.operator import add_note, answer, edit_memory, evict, pin, set_limits
+from forgetui.engine.memory import EditForm, Leaving, Shape, leaving, parse_edit
+from forgetui.engine.operator import (
+    add_note,
+    answer,
+    edit_memory,
+    evict,
+    memory_edit_form,
+    pin,
+    set_limits,
+)
 from forgetui.engine.reports import StepEvent, StepReport, escalation_json, verification_json
+from forgetui.engine.runs import (
+    DEFAULT_KEEP,
+    Pruned,
+    RunCopy,
+    remove_run,
+    run_copies,
+    runs_root,
+    shown_in_workbench,
+    to_prune,
+)
 from forgetui.engine.samples import find_sample, init_sample
 from forgetui.engine.state import FINISHED, Escalation, TaskState, Verification
-from forgetui.engine.store import TaskFolder
-from forgetui.engine.task import Plan, TaskSpec
+from forgetui.engine.store import CheckOutput, TaskFolder
+from forgetui.engine.task import Check, Plan, TaskSpec
 from forgetui.engine.views import (
+    IN_FLIGHT,
+    INTERRUPTED,
     LogRow,
     MemoryRow,
     RecordDetail,
+    find_log_rows,
+    log_row_count,
+    log_row_matches,
+    log_row_of_step,
     log_rows,
     memory_rows,
     record_detail,
@@ -65,21 +90,30 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_KEEP",
     "EXIT_OK",
     "FINISHED",
+    "INTERRUPTED",
+    "IN_FLIGHT",
     "TAKEOVER_FORMS",
     "AnyRecord",
+    "Check",
+    "CheckOutput",
     "CompiledContext",
     "DiffEntry",
+    "EditForm",
     "Escalation",
     "Executor",
     "ForgeError",
+    "Leaving",
     "LockInfo",
     "LogRow",
     "MemoryRow",
     "Model",
     "Plan",
+    "Pruned",
     "RecordDetail",
+    "RunCopy",
     "RunOutcome",
     "StepEvent",
     "StepNotAllowed",
@@ -92,34 +126,47 @@ __all__ = [
     "answer",
     "atomic_write_text",
     "check_answer",
+    "check_output",
     "context_diff",
     "create_task",
     "dump_yaml",
     "edit_memory",
     "evict",
+    "find_log_rows",
     "find_sample",
     "first_error",
     "human_prompt",
     "init_sample",
+    "leaving_context",
     "lock_holder",
     "log_count",
     "log_entries",
+    "log_row_count",
+    "log_row_matches",
+    "log_row_of_step",
     "log_rows",
+    "memory_edit_form",
     "memory_rows",
     "model_for",
     "modify_answer",
     "open_task",
     "parse_limits",
+    "parse_memory_edit",
     "phases_of",
     "pin",
     "preview_context",
     "record_detail",
+    "remove_run",
     "run",
+    "run_copies",
     "run_steps",
+    "runs_root",
     "saved_context",
     "saved_steps",
     "set_limits",
+    "shown_in_workbench",
     "status",
+    "to_prune",
 ]
 
 
@@ -165,6 +212,21 @@ def preview_context(
     return compile_context(context_inputs(folder, model, state))
 
 
+def leaving_context(
+    folder: TaskFolder, ctx: CompiledContext, state: TaskState | None = None
+) -> list[Leaving]:
+    """What the next step takes out of the context `ctx` previews, and why, in the words its
+    diff will use: expiry, the section budget, FIFO at max_items. Reads only."""
+    state = state or folder.load_state()
+    return leaving(folder.load_memory(), state.next_step, set(ctx.memory_refs))
+
+
+def parse_memory_edit(text: str, shape: Shape) -> str | dict[str, Any] | list[Any]:
+    """An edited item's text as content of `shape`; ForgeError saying why if it cannot be.
+    Pure: an editor checks with it before saving."""
+    return parse_edit(text, shape)
+
+
 def saved_context(folder: TaskFolder, step: int) -> dict[str, Any]:
     """The two messages exactly as sent at `step` (artifacts/contexts)."""
     return folder.load_saved_context(step)
@@ -190,6 +252,12 @@ def status(folder: TaskFolder) -> dict[str, Any]:
 def log_entries(folder: TaskFolder, tail: int | None = None) -> Iterator[dict[str, Any]]:
     """The `log --json` lines: intent and result of each step merged, operator records."""
     return folder.log.merged(tail=tail)
+
+
+def check_output(folder: TaskFolder, name: str) -> CheckOutput | None:
+    """A check's full output at its last run (state.yaml keeps a summary line); None if it
+    has not run since outputs were kept."""
+    return folder.load_check_output(name)
 
 
 def log_count(folder: TaskFolder) -> int:

@@ -1,8 +1,10 @@
 """Why the context of step N differs from step N-1's: which working-memory items entered, left or
 changed, and the reason for each (DESIGN.md sections 5 and 8, the workbench's context diff).
 
-Computed from what is on disk only: the saved contexts' `memory_refs` and the log records written
-between the two steps (operator changes, the load_context of step N-1). Pure: no writes."""
+Computed from what is on disk only: the saved contexts' `memory_refs`, the log records written
+between the two steps (operator changes, the load_context of step N-1) and working_memory.yaml.
+Pure: no writes. A departure's reason uses the words of memory.DepartureReason, which the next
+step's preview (memory.leaving) uses too: "evicted" is the operator's `x` only."""
 
 from __future__ import annotations
 
@@ -10,12 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from forgetui.engine.actionlog import AnyRecord
-from forgetui.engine.memory import DEFAULT_EXPIRY_STEPS, LOAD_KINDS
+from forgetui.engine.errors import ForgeError
+from forgetui.engine.memory import DEFAULT_EXPIRY_STEPS, LOAD_KINDS, DepartureReason
 from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.store import TaskFolder
 
 Change = Literal["entered", "left", "changed"]
-Reason = Literal["loaded", "evicted", "expired", "pinned", "unpinned", "operator", "added"]
+Reason = Literal["loaded", "pinned", "unpinned", "operator", "added"] | DepartureReason
 _ORDER: dict[str, int] = {"entered": 0, "changed": 1, "left": 2}
 
 
@@ -97,24 +100,44 @@ def _changed_reason(ref: str, ops: dict[str, list[str]], loaded: set[str]) -> Re
 
 
 def _left_reason(folder: TaskFolder, ref: str, step: int, ops: dict[str, list[str]]) -> Reason:
-    """An operator eviction, else expiry for a loaded item that had shown its full term (or was
-    unpinned past it), else FIFO eviction by a newer item."""
+    """The operator's eviction, else expiry for an item that had shown its full term (or was
+    unpinned past it), else the budget for an item still in working memory since before the
+    step, else FIFO: pushed out by a newer item."""
     if "evict" in ops.get(ref, []):
-        return "operator"
+        return "evicted"
     if step > 1 and folder.context_path(step - 1).is_file():
         expires = folder.load_saved_context(step - 1).get("memory_expires")
         if isinstance(expires, dict):  # recorded since the executor saves it: no guessing
             end = expires.get(ref)
-            return "expired" if isinstance(end, int) and end <= step else "evicted"
+            if isinstance(end, int) and end <= step:
+                return "expired"
+            return "dropped for budget" if _still_held(folder, ref, step) else "pushed out"
+    if _still_held(folder, ref, step):
+        return "dropped for budget"
     if not _is_loaded_item(ref):
-        return "evicted"
+        return "pushed out"
     shown = 0
     for earlier in range(step - 1, max(0, step - 1 - DEFAULT_EXPIRY_STEPS), -1):
         refs = saved_memory_refs(folder, earlier)
         if refs is None or ref not in refs:
             break
         shown += 1
-    return "expired" if shown >= DEFAULT_EXPIRY_STEPS or "unpin" in ops.get(ref, []) else "evicted"
+    if shown >= DEFAULT_EXPIRY_STEPS or "unpin" in ops.get(ref, []):
+        return "expired"
+    return "pushed out"
+
+
+def _still_held(folder: TaskFolder, ref: str, step: int) -> bool:
+    """Whether working memory still holds the item `ref` named before `step`: then it never
+    left the buffer, and a context without it left it out for the budget. (A file loaded
+    again since has a later step, so it does not count.)"""
+    try:
+        memory = folder.load_memory()
+    except ForgeError:
+        return False
+    return any(
+        item.ref == ref and item.step is not None and item.step < step for item in memory.items
+    )
 
 
 def _records_of_step(folder: TaskFolder, step: int) -> list[AnyRecord]:

@@ -285,6 +285,10 @@ class Executor:
     def _run_workspace_action(self, draft: StepDraft) -> None:
         assert draft.action is not None
         state = draft.state
+
+        def keep_outputs(outputs: dict[str, str]) -> None:
+            self.folder.save_check_outputs(draft.number, outputs)
+
         env = ActionEnv(
             workspace=self.folder.workspace,
             spec=self.folder.spec,
@@ -294,6 +298,7 @@ class Executor:
             ),
             last_error=last_failure(self.folder, state) if draft.action == "load_context" else None,
             verification=state.verification,
+            keep_check_outputs=keep_outputs,
         )
         outcome = execute(draft.action, draft.args, env)
         draft.outcome = outcome
@@ -311,8 +316,9 @@ class Executor:
         elif outcome.changed_workspace:
             self._emit(draft.number, "verify")
             verification = run_checks(
-                self.folder.spec, self.folder.workspace, state.verification, draft.number
-            )
+                self.folder.spec, self.folder.workspace, state.verification, draft.number,
+                keep_outputs=keep_outputs,
+            )  # fmt: skip
             self._apply_verification(draft, verification)
 
     # --- waiting on the operator ---------------------------------------------------------------

@@ -4,20 +4,28 @@ and the TUI can explain a context diff."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import yaml
 from pydantic import Field
 
 from forgetui.engine.clock import now_iso
-from forgetui.engine.errors import MemoryKeyError
+from forgetui.engine.errors import ForgeError, MemoryKeyError
 from forgetui.engine.task import Strict
+from forgetui.engine.yamlio import dump_yaml
 
 ItemType = Literal["action_result", "loaded_context", "note", "decision"]
 LOAD_KINDS: tuple[str, ...] = (
     "full_file", "related_files", "test_output", "spec_section", "error_details",
 )  # fmt: skip
 DEFAULT_EXPIRY_STEPS = 3
+# Why an item leaves, in the words every front end uses: "evicted" is only ever the operator's
+# `x`; a full buffer "pushes out" its oldest unpinned item (FIFO at max_items).
+DepartureReason = Literal["evicted", "pushed out", "expired", "dropped for budget"]
+Shape = Literal["text", "mapping", "list"]
 
 
 class MemoryItem(Strict):
@@ -70,8 +78,18 @@ class WorkingMemory(Strict):
 @dataclass(frozen=True)
 class Departure:
     ref: str
-    reason: Literal["evicted", "expired", "operator"]
+    reason: DepartureReason
     item: MemoryItem
+
+
+@dataclass(frozen=True)
+class Leaving:
+    """An item the next step takes out of the context, before it happens: `reason` in the
+    words the context diff will use, `why` the rule that does it."""
+
+    ref: str
+    reason: DepartureReason
+    why: str
 
 
 def _replace(memory: WorkingMemory, items: list[MemoryItem]) -> WorkingMemory:
@@ -80,7 +98,7 @@ def _replace(memory: WorkingMemory, items: list[MemoryItem]) -> WorkingMemory:
 
 def add_item(memory: WorkingMemory, item: MemoryItem) -> tuple[WorkingMemory, list[Departure]]:
     """Append; an item with the same key replaces the old one; beyond max_items the oldest
-    unpinned item is evicted (FIFO). If every item is pinned, nothing is evicted."""
+    unpinned item is pushed out (FIFO). If every item is pinned, nothing is pushed out."""
     items = [old for old in memory.items if not (item.key and old.key == item.key)]
     items.append(item)
     gone: list[Departure] = []
@@ -89,7 +107,7 @@ def add_item(memory: WorkingMemory, item: MemoryItem) -> tuple[WorkingMemory, li
         if victim is None:
             break
         old = items.pop(victim)
-        gone.append(Departure(old.ref, "evicted", old))
+        gone.append(Departure(old.ref, "pushed out", old))
     return _replace(memory, items), gone
 
 
@@ -128,11 +146,105 @@ def evict(memory: WorkingMemory, ref: str) -> tuple[WorkingMemory, Departure]:
     index = memory.find(ref)
     items = list(memory.items)
     old = items.pop(index)
-    return _replace(memory, items), Departure(old.ref, "operator", old)
+    return _replace(memory, items), Departure(old.ref, "evicted", old)
 
 
-def edit(memory: WorkingMemory, ref: str, content: str | dict[str, Any]) -> WorkingMemory:
+def edit(
+    memory: WorkingMemory, ref: str, content: str | dict[str, Any] | list[Any]
+) -> WorkingMemory:
     index = memory.find(ref)
     items = list(memory.items)
     items[index] = items[index].model_copy(update={"content": content})
     return _replace(memory, items)
+
+
+def leaving(memory: WorkingMemory, next_step: int, shown: Collection[str]) -> list[Leaving]:
+    """What the next step takes out of the context, so the preview can say it before the diff
+    does: items whose term ends (now or after this step), items the compiler left out of
+    `shown` (the preview's memory refs) for the budget, and the oldest unpinned item the next
+    step's result will push out of a full buffer. One entry per item, soonest first."""
+    found: dict[str, Leaving] = {}
+
+    def add(item: MemoryItem, reason: DepartureReason, why: str) -> None:
+        found.setdefault(item.ref, Leaving(item.ref, reason, why))
+
+    kept = visible_items(memory, next_step)
+    for item in memory.items:
+        if not any(item is other for other in kept):
+            add(item, "expired", f"its term of {_term(item)} is over: not in step {next_step}'s "
+                "context")  # fmt: skip
+    for item in kept:
+        if item.ref not in shown:
+            add(item, "dropped for budget", f"left out of step {next_step}'s context to fit "
+                "current_state's budget")  # fmt: skip
+    if len(kept) + 1 > memory.max_items:  # the step's result is one item more
+        victim = next((item for item in kept if not item.pinned), None)
+        if victim is not None:
+            add(victim, "pushed out", f"step {next_step}'s result makes {len(kept) + 1} items: "
+                f"memory holds at most {memory.max_items}")  # fmt: skip
+    for item in kept:
+        if item.expires_at(next_step) == next_step + 1:
+            add(item, "expired", f"shown for the last time at step {next_step} (a term of "
+                f"{_term(item)})")  # fmt: skip
+    return list(found.values())
+
+
+def _term(item: MemoryItem) -> str:
+    """'3 steps': how many contexts an expiring item is shown in."""
+    steps = item.expires_after_steps
+    return f"{steps} step{'' if steps == 1 else 's'}"
+
+
+# --- editing an item's content ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EditForm:
+    """An item's content as the operator edits it: text as is, structured content as YAML
+    that `parse_edit` turns back into the same shape."""
+
+    ref: str
+    text: str
+    shape: Shape
+
+    @property
+    def says(self) -> str:
+        """What saving does, in a line: the operator must know a result stays a result."""
+        if self.shape == "text":
+            return "plain text: saved as text"
+        if self.shape == "mapping":
+            return "YAML fields: saved as fields, so it must stay YAML key: value lines"
+        return "a YAML list: saved as a list, so it must stay YAML - item lines"
+
+
+def shape_of(content: str | dict[str, Any] | list[Any]) -> Shape:
+    if isinstance(content, dict):
+        return "mapping"
+    return "list" if isinstance(content, list) else "text"
+
+
+def edit_form(memory: WorkingMemory, ref: str) -> EditForm:
+    item = memory.items[memory.find(ref)]
+    content = item.content
+    text = content if isinstance(content, str) else dump_yaml(content)
+    return EditForm(item.ref, text, shape_of(content))
+
+
+def parse_edit(text: str, shape: Shape) -> str | dict[str, Any] | list[Any]:
+    """The edited text as content of `shape`: text as is; structured content only from YAML
+    of the same shape, so an edit never turns a result's fields into a string by accident."""
+    if shape == "text":
+        return text
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "not YAML"
+        raise ForgeError(f"not valid YAML{where}: {problem}; nothing saved") from None
+    if not isinstance(value, dict if shape == "mapping" else list):
+        what = "YAML fields (key: value lines)" if shape == "mapping" else "a YAML list"
+        raise ForgeError(f"this item holds {what} and must keep that shape; nothing saved")
+    # YAML may give dates or number keys; the file keeps what JSON can say
+    plain: dict[str, Any] | list[Any] = json.loads(json.dumps(value, default=str))
+    return plain

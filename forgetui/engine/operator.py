@@ -18,6 +18,7 @@ from forgetui.engine.errors import ForgeError
 from forgetui.engine.records import OperatorRecord
 from forgetui.engine.state import Decision, Escalation, FoldedDecisions, Resolution, TaskState
 from forgetui.engine.store import TaskFolder
+from forgetui.engine.views import memory_summary
 from forgetui.engine.yamlio import atomic_write_text, dump_yaml
 
 MemoryChange = Callable[[wm.WorkingMemory], tuple[wm.WorkingMemory, str]]
@@ -237,18 +238,31 @@ def evict(folder: TaskFolder, ref: str) -> str:
     return _change_memory(folder, change, "evict", None)
 
 
+def memory_edit_form(folder: TaskFolder, ref: str) -> wm.EditForm:
+    """Item `ref` as the operator edits it (structured content as YAML). Reads only."""
+    return wm.edit_form(folder.load_memory(), ref)
+
+
 def edit_memory(folder: TaskFolder, ref: str, content: str) -> str:
+    """Replace an item's content with `content`: as text for a text item; for structured
+    content (a result's fields) the YAML must parse back to the same shape, else ForgeError
+    and nothing is saved."""
+
     def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
         item = memory.items[memory.find(ref)]
-        return wm.edit(memory, ref, content), item.ref
+        parsed = wm.parse_edit(content, wm.shape_of(item.content))
+        return wm.edit(memory, ref, parsed), item.ref
 
     return _change_memory(folder, change, "edit", content)
 
 
 def add_note(folder: TaskFolder, text: str) -> str:
-    """An operator note: a memory item the agent sees from the next step on."""
+    """An operator note: a memory item the agent sees from the next step on. Returns its ref,
+    followed by what it pushed out of a full memory, if anything: the operator learns it now,
+    not from a diff two steps later."""
     if not text.strip():
         raise ForgeError("a note needs some text")
+    pushed: list[str] = []
 
     def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
         step = folder.load_state().step
@@ -259,7 +273,19 @@ def add_note(folder: TaskFolder, text: str) -> str:
             if (k := f"note@{step}" + (f".{n}" if n > 1 else "")) not in taken
         )
         item = wm.MemoryItem(type="note", step=step, key=key, content=text)
-        new_memory, _gone = wm.add_item(memory, item)
+        new_memory, gone = wm.add_item(memory, item)
+        pushed.extend(_departed(departure) for departure in gone)
+        if gone:
+            pushed.append(f" — memory holds at most {memory.max_items} items")
         return new_memory, item.ref
 
-    return _change_memory(folder, change, "note", text)
+    return _change_memory(folder, change, "note", text) + "".join(pushed)
+
+
+def _departed(departure: wm.Departure) -> str:
+    """'; pushed out action_result@2 (list_dir: listed .)': the item by ref and what it was."""
+    summary = memory_summary(departure.item)
+    if len(summary) > 60:
+        summary = summary[:59] + "…"
+    what = f" ({summary})" if summary and summary != departure.ref else ""
+    return f"; {departure.reason} {departure.ref}{what}"

@@ -15,6 +15,8 @@ from forgetui.engine.yamlio import load_model
 from forgetui.paths import data_dir, runs_dir
 
 REPLAY_FILE = "replay.yaml"
+# A run directory is `<sample id>-<local time>` (runs.py reads the time back to list them).
+RUN_STAMP_FORMAT = "%Y%m%d-%H%M%S"
 
 
 def sample_names() -> list[str]:
@@ -42,7 +44,7 @@ def init_sample(name_or_path: str | Path, into: Path | None = None) -> TaskFolde
         raise TaskNotFoundError(f"no sample task {str(name_or_path)!r} (bundled samples: {known})")
     spec = load_model(sample / "task.yaml", TaskSpec)
     if into is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        stamp = time.strftime(RUN_STAMP_FORMAT)
         into = runs_dir() / f"{spec.id}-{stamp}"
         suffix = 1
         while into.exists():

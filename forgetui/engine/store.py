@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from forgetui.engine.actionlog import ActionLog, TornTail
 from forgetui.engine.clock import now_iso
@@ -37,6 +37,7 @@ STATE_FILE = "state.yaml"
 MEMORY_FILE = "working_memory.yaml"
 LOG_FILE = "actions.yaml"
 ARTIFACT_DIRS: tuple[str, ...] = ("inputs", "outputs", "snapshots", "contexts")
+CHECK_OUTPUTS_FILE = "checks.yaml"  # in artifacts/outputs/
 
 
 class ContextMessage(BaseModel):
@@ -62,6 +63,23 @@ class SavedContext(BaseModel):
             **(self.model_extra or {}),
             "messages": [message.model_dump() for message in self.messages],
         }
+
+
+class CheckOutput(BaseModel):
+    """A check's full output at its last run: state.yaml keeps only a summary of it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: int
+    output: str
+
+
+class CheckOutputs(BaseModel):
+    """artifacts/outputs/checks.yaml: check name -> its last full output."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    checks: dict[str, CheckOutput] = Field(default_factory=dict)
 
 
 def tasks_dir(workspace: Path) -> Path:
@@ -268,6 +286,26 @@ class TaskFolder:
         if not path.is_file():
             raise ForgeError(f"task {self.task_id}: no context saved for step {step} ({path})")
         return load_model(path, SavedContext).as_dict()
+
+    def save_check_outputs(self, step: int, outputs: Mapping[str, str]) -> None:
+        """Keep the full output of the checks that ran at `step`; the others keep theirs. A
+        file that no longer reads is started afresh: it is for the operator, nothing depends
+        on it."""
+        self._require_writer("check outputs")
+        path = self.outputs_dir / CHECK_OUTPUTS_FILE
+        try:
+            kept = load_model(path, CheckOutputs, default={}).checks
+        except ForgeError:
+            kept = {}
+        kept.update({name: CheckOutput(step=step, output=text) for name, text in outputs.items()})
+        names = {check.name for check in self.spec.checks}  # a check edited out of task.yaml goes
+        kept = {name: output for name, output in kept.items() if name in names}
+        atomic_write_text(path, dump_model(CheckOutputs(checks=kept)))
+
+    def load_check_output(self, name: str) -> CheckOutput | None:
+        """The full output of check `name` at its last run, if it was kept."""
+        path = self.outputs_dir / CHECK_OUTPUTS_FILE
+        return load_model(path, CheckOutputs, default={}).checks.get(name)
 
     def snapshot(
         self, step: int, rel_path: str, before: str | bytes | None, after: str | bytes | None

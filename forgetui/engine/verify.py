@@ -4,12 +4,14 @@ passes, what changed and at which step, and what regressed."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.sandbox import (
+    DEFAULT_OUTPUT_CAP,
     CommandResult,
     SandboxError,
     cap_text,
@@ -24,6 +26,9 @@ DETAILS_CAP = 600
 MAX_OFFENDERS = 5
 _SUMMARY_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b")
 _SUMMARY_LINE = re.compile(r"(\d+ (passed|failed|errors?|skipped)|no tests ran)\b.* in [\d.]+s\b")
+
+# name -> the full output of each check that ran; the task folder keeps it as an artifact
+KeepOutputs = Callable[[dict[str, str]], None]
 
 
 class UnknownCheckError(ForgeError):
@@ -85,7 +90,7 @@ class Evaluation:
     details: str
     passed: int | None = None
     total: int | None = None
-    output: str | None = None  # a command's capped output, for test_output
+    output: str | None = None  # in full (a command's as the sandbox capped it); else details
 
 
 def evaluate_command(
@@ -149,6 +154,7 @@ def evaluate_regex(check: Check, workspace: Path) -> Evaluation:
         else:
             rel, match = hit
             notes.append(f"/{must.pattern}/ found at {rel}:{_line_of(texts[rel], match.start())}")
+    in_full: list[str] = []  # the problems again, every offender listed: the full output
     if must_not is not None:
         offenders = [
             f"{rel}:{_line_of(text, m.start())}: {_line_text(text, m.start())}"
@@ -159,20 +165,26 @@ def evaluate_regex(check: Check, workspace: Path) -> Evaluation:
             shown = offenders[:MAX_OFFENDERS]
             if len(offenders) > MAX_OFFENDERS:
                 shown.append(f"... and {len(offenders) - MAX_OFFENDERS} more")
-            problems.append(f"/{must_not.pattern}/ must not match, found:\n" + "\n".join(shown))
+            found = f"/{must_not.pattern}/ must not match, found:\n"
+            problems.append(found + "\n".join(shown))
+            in_full = [*problems[:-1], found + "\n".join(offenders)]
         else:
             notes.append(f"/{must_not.pattern}/ absent from {len(texts)} file(s)")
     details = "\n".join(problems) if problems else "; ".join(notes)
-    return Evaluation(not problems, cap_text(details, DETAILS_CAP))
+    full = "\n".join(in_full) if in_full else "\n".join(problems + notes)
+    return Evaluation(
+        not problems, cap_text(details, DETAILS_CAP), output=cap_text(full, DEFAULT_OUTPUT_CAP)
+    )
 
 
 def evaluate_file_exists(check: Check, workspace: Path) -> Evaluation:
     assert check.path is not None
     files = workspace_glob(workspace, check.path)
     if files:
-        names = ", ".join(workspace_relative(workspace, path) for path in files[:3])
+        every = [workspace_relative(workspace, path) for path in files]
         more = f" and {len(files) - 3} more" if len(files) > 3 else ""
-        return Evaluation(True, f"{names}{more} exists")
+        listing = cap_text("\n".join(every), DEFAULT_OUTPUT_CAP)
+        return Evaluation(True, f"{', '.join(every[:3])}{more} exists", output=listing)
     return Evaluation(False, f"{check.path} does not exist")
 
 
@@ -193,15 +205,18 @@ def run_checks(
     step: int,
     only: str | None = None,
     timeout_s: float | None = None,
+    keep_outputs: KeepOutputs | None = None,
 ) -> Verification:
     """Run the task's checks (or only one; the others keep their previous results) and date
-    each change: `changed_at_step` moves only when a check's passing flips."""
+    each change: `changed_at_step` moves only when a check's passing flips. state.yaml keeps a
+    summary of each; `keep_outputs` is given their full outputs, for the operator."""
     names = [check.name for check in spec.checks]
     if only is not None and only not in names:
         known = ", ".join(names) or "none"
         raise UnknownCheckError(f"no check named {only!r} (checks: {known})")
     results: dict[str, CheckResult] = {}
     regressions: list[str] = []
+    outputs: dict[str, str] = {}
     for check in spec.checks:
         before = previous.checks.get(check.name)
         if only is not None and check.name != only:
@@ -209,6 +224,7 @@ def run_checks(
                 results[check.name] = before
             continue
         verdict = evaluate(check, spec, workspace, timeout_s)
+        outputs[check.name] = verdict.output if verdict.output is not None else verdict.details
         flipped = before is None or before.passing != verdict.passing
         results[check.name] = CheckResult(
             passing=verdict.passing,
@@ -219,6 +235,8 @@ def run_checks(
         )
         if before is not None and before.passing and not verdict.passing:
             regressions.append(f"{check.name} regressed at step {step}")
+    if keep_outputs is not None and outputs:
+        keep_outputs(outputs)
     ready = bool(spec.checks) and all(
         (result := results.get(name)) is not None and result.passing for name in names
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -16,7 +17,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from forgetui.engine.api import ForgeError
-from forgetui.tui.commands import COMMANDS, Command, bindings
+from forgetui.tui.commands import COMMANDS, Command, bindings, key_for
 from forgetui.tui.config import Settings, save_theme
 from forgetui.tui.messages import ThemeSaved
 from forgetui.tui.modals.help import HelpScreen
@@ -26,6 +27,8 @@ from forgetui.tui.themes import DEFAULT_THEME, METER_VARIABLES, ThemeSet
 from forgetui.tui.workbench import WorkbenchScreen
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
+THEME_TOAST = "theme: "
+THEME_NOT_SAVED = "Theme not remembered"
 
 
 class ForgeApp(App[int]):
@@ -83,6 +86,11 @@ class ForgeApp(App[int]):
 
     def action_next_theme(self) -> None:
         self.theme = self.theme_set.next_after(self.theme)
+        # One toast however often `t` is pressed: the last theme named is the one on screen.
+        for shown in list(self._notifications):
+            if shown.message.startswith(THEME_TOAST) or shown.title == THEME_NOT_SAVED:
+                self._unnotify(shown, refresh=False)
+        self.notify(f"{THEME_TOAST}{self.theme}", markup=False)
         self.remember_theme(self.theme)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="config")
@@ -98,7 +106,10 @@ class ForgeApp(App[int]):
     def report_theme_not_saved(self, message: ThemeSaved) -> None:
         if message.error:
             self.notify(
-                message.error, title="Theme not remembered", severity="warning", markup=False
+                f"{message.error}; {message.theme} is used until you quit",
+                title=THEME_NOT_SAVED,
+                severity="warning",
+                markup=False,
             )
         else:
             self.settings = replace(self.settings, theme=message.theme)
@@ -106,7 +117,9 @@ class ForgeApp(App[int]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(self.settings.keymap, self.command_applies))
+        self.push_screen(
+            HelpScreen(self.settings.keymap, self.command_applies, task_path=self.reader.path)
+        )
 
     async def action_quit(self) -> None:
         if self.workbench.request_quit():
@@ -123,6 +136,8 @@ class ForgeApp(App[int]):
             if not self.command_applies(command):
                 continue
             target = self if command.scope == "app" else self.workbench
-            yield SystemCommand(
-                command.title, command.help, getattr(target, f"action_{command.action}")
-            )
+            action = getattr(target, f"action_{command.action}")
+            if command.argument is not None:
+                action = partial(action, command.argument)
+            key = key_for(command, self.settings.keymap)
+            yield SystemCommand(command.title, f"key {key} · {command.help}", action)

@@ -10,6 +10,8 @@ from typing import Literal
 
 from textual.binding import Binding
 
+from forgetui.tui.layout import PANES, TITLES
+
 Scope = Literal["screen", "app"]
 
 
@@ -25,6 +27,11 @@ class Command:
     key_display: str | None = None
     priority: bool = False  # before the focused widget's own binding for the key
     footer: bool = True  # shown in the footer (all commands are in help and the palette)
+    argument: str | None = None  # passed to the action: one method serves several keys
+
+    @property
+    def binding_action(self) -> str:
+        return self.action if self.argument is None else f"{self.action}({self.argument!r})"
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -36,7 +43,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("answer", "a", "answer", "screen", "answer", "Answer the escalation",
             "Answer the question, or approve / edit / reject the pending action"),
     Command("pin", "p", "toggle_pin", "screen", "pin", "Pin / unpin memory item",
-            "A pinned item is never evicted nor expired"),
+            "A pinned item is never pushed out, expired or dropped for budget"),
     Command("evict", "x", "evict", "screen", "evict", "Evict memory item",
             "Drop the selected working-memory item before the next step"),
     Command("note", "n", "add_note", "screen", "note", "Add a note",
@@ -46,13 +53,29 @@ COMMANDS: tuple[Command, ...] = (
     Command("limits", "l", "set_limits", "screen", "limits", "Set limits",
             "Set the step or cost limit mid-run: a decision the agent sees", footer=False),
     Command("detail", "enter", "open_detail", "screen", "detail", "Open detail",
-            "The selected memory item, log record or context section in full", "enter",
-            priority=True),
+            "The selected context section, memory item, check, or log row's step (its result, "
+            "the model's answer, the context sent) in full", "enter", priority=True),
     Command("earlier", "left_square_bracket", "earlier_context", "screen", "earlier",
             "Earlier context",
             "The context as sent at an earlier step, with what changed since the one before", "["),
     Command("later", "right_square_bracket", "later_context", "screen", "later", "Later context",
             "A later step's context; past the last one, the next step's preview", "]"),
+    Command("filter", "slash", "filter_log", "screen", "filter", "Filter the log",
+            "Only the log rows whose action, target, result or summary holds a text; escape "
+            "or an empty filter shows every row", "/"),
+    Command("goto", "g", "goto_step", "screen", "go to", "Go to step",
+            "The log cursor to a step's row. Wherever the cursor rests on a step, the context "
+            "pane shows the context as sent at that step; on the newest row, the next step's "
+            "preview again (as does ] past the last step)"),
+    Command("zoom", "z", "zoom", "screen", "zoom", "Zoom pane",
+            "The focused pane fills the screen; z again brings the other panes back"),
+    *(
+        Command(f"pane-{pane}", str(number), "show_pane", "screen", TITLES[pane],
+                f"Show the {TITLES[pane]} pane",
+                f"Focus the {TITLES[pane]} pane (in a narrow terminal: its tab)",
+                footer=False, argument=pane)
+        for number, pane in enumerate(PANES, start=1)
+    ),
     Command("theme", "t", "next_theme", "app", "theme", "Next theme",
             "Cycle the themes in themes/; the choice is remembered"),
     Command("help", "question_mark", "help", "app", "help", "Help",
@@ -66,7 +89,7 @@ def bindings(scope: Scope) -> list[Binding]:
     return [
         Binding(
             command.key,
-            command.action,
+            command.binding_action,
             command.description,
             key_display=command.key_display,
             tooltip=command.help,
@@ -147,3 +170,31 @@ def applies(action: str, now: Situation) -> bool:
     if action == "later_context":
         return now.context_step is not None
     return True
+
+
+def why_not(action: str, now: Situation) -> str:
+    """Why the command bound to `action` does nothing now, in the operator's words ("" if it
+    applies): a key that does nothing says so instead of staying silent."""
+    if applies(action, now):
+        return ""
+    if action in WRITING and now.read_only:
+        return "another program is running this task: this workbench only watches"
+    if action in ("run_pause", "single_step", "add_note", "set_limits") and now.finished:
+        return "the task is finished"
+    if action in ("run_pause", "single_step") and now.escalated:
+        return "the agent is waiting for your answer: press a"
+    if action == "single_step" and now.running:
+        return "steps are running: space pauses first"
+    if action == "answer" and not now.escalated:
+        return "no question is waiting for an answer"
+    if now.busy or now.running:
+        return "a step is in flight: wait until it is recorded (space pauses a run)"
+    if action in ("toggle_pin", "evict", "edit_memory"):
+        return "select a working-memory item first (2 shows the memory pane)"
+    if action == "open_detail":
+        return "select a context section, memory item, check or log row first"
+    if action == "earlier_context":
+        return "no earlier step: this is the first context" if now.step else "no step ran yet"
+    if action == "later_context":
+        return "this is already the next step's preview"
+    return "not now"

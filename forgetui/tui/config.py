@@ -41,6 +41,7 @@ class Settings:
     engine: Literal["process", "thread"] = "process"
     config_file: Path = Path(CONFIG_FILE)
     notices: tuple[str, ...] = ()  # problems met while reading settings, for the operator
+    config_ok: bool = True  # config_file was absent or read cleanly: safe to rewrite
 
 
 class ConfigFile(BaseModel):
@@ -65,23 +66,58 @@ def config_path(env: Mapping[str, str]) -> Path:
     return config_dir() / CONFIG_FILE
 
 
+class ConfigProblem(Exception):
+    """What is wrong with the config file, in words for a one-line notice (no path)."""
+
+
+def _yaml_problem(exc: yaml.YAMLError, text: str) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        return f"not valid YAML (line {mark.line + 1})"
+    if isinstance(exc, yaml.reader.ReaderError):  # a control character: binary, not text
+        line = text.count("\n", 0, exc.position) + 1
+        return f"not text (a control character on line {line})"
+    return "not valid YAML"
+
+
+def _parse_config(path: Path) -> dict[str, Any] | None:
+    """The file's settings as written, validated against ConfigFile; None when there is no file.
+    Raises ConfigProblem for anything else: launch falls back to defaults, saving refuses."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigProblem(f"cannot read it ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigProblem("not UTF-8 text") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigProblem(_yaml_problem(exc, text)) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigProblem("not a mapping of settings")
+    try:
+        ConfigFile.model_validate(data)
+    except ValidationError as exc:
+        field, _loc, msg = first_error(exc)
+        raise ConfigProblem(f"field '{field or '(top level)'}': {msg}") from None
+    return data
+
+
 def _read_config(path: Path) -> tuple[dict[str, Any], list[str]]:
     """The file's settings (unset keys left out) and any problem, which never stops a launch."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        data = _parse_config(path)
+    except ConfigProblem as exc:
+        return {}, [f"{path}: {exc}; using defaults"]
+    if data is None:
         return {}, []
-    except OSError as exc:
-        return {}, [f"{path}: cannot read it ({exc}); using defaults"]
-    try:
-        data = yaml.safe_load(text) or {}
-        parsed = ConfigFile.model_validate(data)
-    except yaml.YAMLError:
-        return {}, [f"{path}: not valid YAML; using defaults"]
-    except ValidationError as exc:
-        field, _loc, msg = first_error(exc)
-        return {}, [f"{path}: field '{field or '(top level)'}': {msg}; using defaults"]
-    return parsed.model_dump(exclude_none=True), []
+    return ConfigFile.model_validate(data).model_dump(exclude_none=True), []
 
 
 def _read_env(env: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
@@ -119,20 +155,25 @@ def load_settings(
     from_env, env_problems = _read_env(environ)
     from_cli = {key: value for key, value in (cli or {}).items() if value is not None}
     merged: dict[str, Any] = {**from_file, **from_env, **from_cli}
-    return Settings(**merged, config_file=path, notices=tuple(file_problems + env_problems))
+    return Settings(
+        **merged,
+        config_file=path,
+        notices=tuple(file_problems + env_problems),
+        config_ok=not file_problems,
+    )
 
 
 def save_theme(settings: Settings, theme: str) -> Settings:
-    """Remember the chosen theme in the user config (other keys kept). Returns the new settings."""
+    """Remember the chosen theme in the user config (other keys kept). Returns the new settings.
+    A file that was unusable at launch, or is now, is never rewritten: the user's text, however
+    broken, is theirs to fix, and adding a theme to it would look like accepting it."""
     path = settings.config_file
+    if not settings.config_ok:
+        raise ForgeError(f"{path}: not rewritten, it had a problem when forgetui started")
     try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        loaded = None
-    except (OSError, yaml.YAMLError) as exc:
-        raise ForgeError(f"{path}: not rewritten, it does not read as YAML ({exc})") from None
-    if loaded is not None and not isinstance(loaded, dict):
-        raise ForgeError(f"{path}: not rewritten, it is not a mapping of settings")
+        loaded = _parse_config(path)
+    except ConfigProblem as exc:
+        raise ForgeError(f"{path}: not rewritten, {exc}") from None
     data = dict(loaded or {})
     data["theme"] = theme
     atomic_write_text(path, dump_yaml(data))

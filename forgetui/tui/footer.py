@@ -32,6 +32,9 @@ class FooterKey:
         return cell_len(self.display) + 1 + cell_len(self.description) + 2
 
 
+ALWAYS_SHOWN = frozenset({"help", "quit"})
+
+
 class KeyFooter(Static):
     DEFAULT_CSS = """
     KeyFooter {
@@ -44,6 +47,7 @@ class KeyFooter(Static):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.keys: tuple[FooterKey, ...] = ()
+        self.shown_keys: tuple[FooterKey, ...] = ()
         self.palette: FooterKey | None = None
 
     def on_mount(self) -> None:
@@ -74,10 +78,25 @@ class KeyFooter(Static):
     def on_resize(self) -> None:
         self._render_keys()
 
+    def fitting_keys(self) -> tuple[FooterKey, ...]:
+        """The keys that fit the width. Help and quit always stay; keys that do not apply now
+        give way first, then the last ones of the table."""
+        room = self.size.width - (self.palette.width if self.palette is not None else 0)
+        keys = list(self.keys)
+        removable = [key for key in reversed(keys) if key.binding_id not in ALWAYS_SHOWN]
+        removable.sort(key=lambda key: key.enabled)  # stable: dimmed first, each from the end
+        for key in removable:
+            if sum(k.width for k in keys) <= room:
+                break
+            keys.remove(key)
+        return tuple(keys)
+
     def _render_keys(self) -> None:
-        line = Content("").join(self._content(key) for key in self.keys)
+        keys = self.fitting_keys()
+        self.shown_keys = keys
+        line = Content("").join(self._content(key) for key in keys)
         if self.palette is not None:
-            used = sum(key.width for key in self.keys)
+            used = sum(key.width for key in keys)
             gap = max(1, self.size.width - used - self.palette.width)
             line += Content(" " * gap) + self._content(self.palette)
         self.update(line, layout=False)
@@ -92,7 +111,7 @@ class KeyFooter(Static):
     def on_click(self, event: Click) -> None:
         """A click on a key presses it."""
         x = 0
-        for key in self.keys:
+        for key in self.shown_keys:
             if x <= event.x < x + key.width:
                 if key.enabled:
                     self.app.simulate_key(key.key)

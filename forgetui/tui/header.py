@@ -1,9 +1,14 @@
-"""The status line at the top: task, phase, status, step, context tokens, cost, and who writes."""
+"""The status line at the top: task, who writes it, status and step, context tokens, phase,
+model and cost. One line, most important first; at a width too narrow for all of it whole
+parts give way (the least important first) rather than a number being cut in half."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
+from pathlib import PurePath
 
+from textual import events
 from textual.content import Content
 from textual.widgets import Static
 
@@ -16,6 +21,9 @@ STAGE_TEXT = {
     "execute": "executing",
     "verify": "verifying",
 }
+SEPARATOR = Content(" │ ")
+BRAND = Content.assemble((" forgetui", "bold"), "  ")
+KEEP = 0  # rank of a part that never gives way; higher ranks give way first
 
 
 @dataclass(frozen=True)
@@ -26,43 +34,94 @@ class Activity:
     step_in_flight: int | None = None
     stage: str = ""
     elapsed_s: float | None = None  # None when the clock is off
+    awaiting_human: bool = False  # the human model's prompt is open: the step waits on us
+    unreadable: bool = False  # the task's files do not read now (the banner says why)
+
+
+def short_command(command: str) -> str:
+    """The holder's program and subcommand ("forgetui run"), without paths and flags: the
+    READ-ONLY banner has to fit a narrow terminal."""
+    try:
+        words = shlex.split(command)
+    except ValueError:  # unbalanced quotes (a truncated command line)
+        words = command.split()
+    kept: list[str] = []
+    for word in words[:2]:
+        if kept and (word.startswith("-") or "/" in word):
+            break
+        kept.append(word if kept else PurePath(word).name)
+    return " ".join(kept)
+
+
+def model_label(model: str) -> str:
+    """`replay:PATH` names its script by file name: the folder adds nothing but width."""
+    kind, colon, script = model.partition(":")
+    return f"replay:{PurePath(script).name}" if kind == "replay" and colon else model
+
+
+def _status(snapshot: TaskSnapshot, activity: Activity) -> tuple[str, bool]:
+    """The status text, and whether it already names the step (then `step N` is left out: the
+    snapshot lags the engine, and two step numbers on one line disagree)."""
+    if activity.step_in_flight is not None:
+        stage = STAGE_TEXT.get(activity.stage, activity.stage or "starting")
+        status = f"running step {activity.step_in_flight}: {stage}"
+        if activity.elapsed_s is not None:
+            status += f" {activity.elapsed_s:.1f}s"
+        return status, True
+    if activity.awaiting_human:
+        return f"step {snapshot.next_step}: waiting for your action", True
+    return ("running" if activity.running else snapshot.status), False
+
+
+def _fit(parts: list[tuple[Content, int]], width: int) -> Content:
+    """The line with the brand if everything fits, else without it and without as many of the
+    highest-ranked parts as it takes (width 0: not laid out yet, so everything)."""
+    full = Content.assemble(BRAND, SEPARATOR.join(part for part, _ in parts))
+    if width <= 0 or full.cell_length <= width:
+        return full
+    kept = list(parts)
+    while True:
+        line = Content.assemble(" ", SEPARATOR.join(part for part, _ in kept))
+        ranks = [rank for _, rank in kept]
+        if line.cell_length <= width or max(ranks) == KEEP:
+            return line  # what still does not fit, Textual crops
+        del kept[ranks.index(max(ranks))]
 
 
 class StatusHeader(Static):
     _shown: Content | None = None
+    _state: tuple[TaskSnapshot, Activity] | None = None
 
     def show_state(self, snapshot: TaskSnapshot | None, activity: Activity) -> None:
         if snapshot is None:
-            self.update(fmt(" [b]forgetui[/]  opening the task ..."))
+            self._state = None
+            waiting = (
+                "the task does not read: see below"
+                if activity.unreadable
+                else ("opening the task ...")
+            )
+            self.update(fmt(" [b]forgetui[/]  $waiting", waiting=waiting))
             return
-        status = snapshot.status
-        if activity.step_in_flight is not None:
-            stage = STAGE_TEXT.get(activity.stage, activity.stage or "starting")
-            status = f"running step {activity.step_in_flight}: {stage}"
-            if activity.elapsed_s is not None:
-                status += f" {activity.elapsed_s:.1f}s"
-        elif activity.running:
-            status = "running"
+        self._state = (snapshot, activity)
+        status, names_step = _status(snapshot, activity)
         context = snapshot.context
         tokens = f"{context.total_tokens:,}/{context.max_tokens:,} tok" if context else "-"
         # Content.assemble, not markup: this runs at every stage of every step.
-        parts = [
-            Content.assemble((" forgetui", "bold"), "  ", (snapshot.task_id, "bold $accent")),
-            Content.assemble("phase ", (snapshot.phase, "bold")),
-            Content.assemble((status, "bold")),
-            Content(f"step {snapshot.step}"),
-            Content(f"context {tokens}"),
-            Content(f"${snapshot.cost:.4f}"),
-        ]
+        task_id = Content.styled(snapshot.task_id, "bold $accent")
+        parts: list[tuple[Content, int]] = [(task_id, KEEP)]
         if snapshot.holder is not None:
-            holder = snapshot.holder
-            parts.append(
-                Content.assemble(
-                    (" READ-ONLY ", "bold reverse"),
-                    f" pid {holder.pid} is running it ({holder.command}): no stepping here",
-                )
-            )
-        content = Content(" │ ").join(parts)
+            pid, command = snapshot.holder.pid, short_command(snapshot.holder.command)
+            who = f" pid {pid} ({command}) holds it" if command else f" pid {pid} holds it"
+            parts.append((Content.assemble((" READ-ONLY ", "bold reverse"), who), KEEP))
+        parts.append((Content.styled(status, "bold"), KEEP))
+        if not names_step:
+            parts.append((Content(f"step {snapshot.step}"), 1))
+        parts.append((Content(f"context {tokens}"), 2))
+        parts.append((Content.assemble("phase ", (snapshot.phase, "bold")), 3))
+        if snapshot.model:
+            parts.append((Content(f"model {model_label(snapshot.model)}"), 4))
+        parts.append((Content(f"${snapshot.cost:.4f}"), 5))
+        content = _fit(parts, self.size.width)
         if content != self._shown:
             self._shown = content
             self.update(content, layout=False)  # one line, always: no layout pass needed
@@ -73,3 +132,8 @@ class StatusHeader(Static):
         self.set_class(snapshot.escalation is not None and not running, "-escalated")
         self.set_class(snapshot.read_only, "-read-only")
         self.set_class(snapshot.finished, "-finished")
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """Which parts fit depends on the width."""
+        if self._state is not None:
+            self.show_state(*self._state)

@@ -2,17 +2,23 @@
 
 PATH is a task folder, a workspace holding one task, or a sample (a bundled name or a sample
 folder), which is instantiated into a fresh run directory so the shipped copy is never touched.
-No PATH opens a fresh copy of the hello_world sample."""
+No PATH opens a fresh copy of the hello_world sample.
+
+Textual is imported only once a terminal is known to be there: without one the app would spin
+forever, so `launch` refuses first, before any run copy is made."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-from forgetui.tui.app import ForgeApp
-from forgetui.tui.config import Settings, load_settings
-from forgetui.tui.session import EngineProcess, Session, StepSession
-from forgetui.tui.snapshot import TaskReader
-from forgetui.tui.themes import FALLBACK_THEME, ThemeSet, load_themes
+from forgetui.engine.api import ForgeError
+
+if TYPE_CHECKING:
+    from forgetui.tui.app import ForgeApp
+    from forgetui.tui.config import Settings
+    from forgetui.tui.themes import ThemeSet
 
 DEFAULT_SAMPLE = "hello_world"
 
@@ -28,8 +34,26 @@ def resolve_task(path: str | None) -> Path:
     return api.open_task(path).path
 
 
+def require_terminal() -> None:
+    """Refuse to start the workbench unless stdout, stdin and stderr are terminals (Textual
+    reads keys from stdin and draws on stderr); a pipe would leave it spinning, unseen."""
+    streams: tuple[tuple[str, TextIO | None], ...] = (
+        ("stdout", sys.stdout), ("stdin", sys.stdin), ("stderr", sys.stderr),
+    )  # fmt: skip
+    for name, stream in streams:
+        if stream is None or not stream.isatty():
+            raise ForgeError(
+                f"the workbench needs a terminal ({name} is not a TTY); "
+                "use `forgetui run TASK` for headless runs"
+            )
+
+
 def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
     """The factory: everything the app needs is passed in, so tests build it the same way."""
+    from forgetui.tui.app import ForgeApp
+    from forgetui.tui.session import EngineProcess, Session, StepSession
+    from forgetui.tui.snapshot import TaskReader
+
     session: Session
     if settings.engine == "process":
         session = EngineProcess(task, settings.model, settings.api_base)
@@ -46,18 +70,35 @@ GIL_SWITCH_INTERVAL_S = 0.001
 
 
 def launch(path: str | None, model: str | None, api_base: str | None, theme: str | None) -> int:
-    import sys
+    """Open the workbench. A bad PATH is reported before the terminal check (it is the more
+    useful error); the terminal check comes before a sample is copied or Textual imported."""
+    from forgetui.engine import api
+
+    is_sample = path is None or api.find_sample(path) is not None
+    if path is not None and not is_sample:
+        api.open_task(path)  # a missing or broken task fails here, whatever the terminal
+    require_terminal()
 
     from forgetui.paths import data_dir
+    from forgetui.tui.config import load_settings
+    from forgetui.tui.themes import FALLBACK_THEME, ThemeSet, load_themes
 
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
 
     settings = load_settings({"model": model, "api_base": api_base, "theme": theme})
     task = resolve_task(path)
+    run_dir = api.open_task(task).workspace if is_sample else None
     try:
         themes = load_themes(data_dir("themes"))
     except FileNotFoundError as exc:
         themes = ThemeSet((FALLBACK_THEME,), (str(exc),))
     app = make_app(settings, task, themes)
-    result = app.run()
+    try:
+        with api.shown_in_workbench(task):  # `runs --prune` leaves it alone meanwhile
+            result = app.run()
+    finally:
+        if run_dir is not None:  # a sample's copy sits in runs/, where nobody would look
+            sys.stderr.write(
+                f"forgetui: this run's copy is at {run_dir} (`forgetui runs` lists them)\n"
+            )
     return result if isinstance(result, int) else 0

@@ -106,6 +106,14 @@ class LogRowsLoaded(Message):
 
 
 @dataclass
+class LogTailLoaded(Message):
+    """The log's newest rows, read on their own while the task's other files do not read."""
+
+    count: int
+    rows: tuple[LogRow, ...]
+
+
+@dataclass
 class OperatorDone(Message):
     """An operator change (pin, evict, note, edit, answer) is on disk."""
 

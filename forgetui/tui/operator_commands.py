@@ -7,18 +7,32 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual import on, work
-from textual.screen import Screen
 
 from forgetui.engine.api import ForgeError, parse_limits
-from forgetui.tui.messages import DetailLoaded, OperatorDone, SavedContextLoaded
-from forgetui.tui.panes.action_log import LogView
+from forgetui.tui.arranged import ArrangedScreen
+from forgetui.tui.messages import (
+    DetailLoaded,
+    OperatorDone,
+    SavedContextLoaded,
+    StepFailed,
+    StepRecorded,
+    StepStarted,
+)
+from forgetui.tui.panes.action_log import (
+    ActionLogPane,
+    LogCursorRested,
+    LogFiltered,
+    LogFilterNeeded,
+    LogStepFound,
+    LogView,
+)
 from forgetui.tui.panes.context import ContextPane
 from forgetui.tui.panes.memory import MemoryList, MemoryPane
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 
 
-class OperatorCommands(Screen[None]):
+class OperatorCommands(ArrangedScreen):
     reader: TaskReader
     session: Session
     snapshot: TaskSnapshot | None
@@ -68,9 +82,24 @@ class OperatorCommands(Screen[None]):
             self.operate(lambda: self.session.pin(ref, pinned))
 
     def action_evict(self) -> None:
-        ref = self._selected_memory()
-        if ref is not None:
+        """Evict at once, but ask first for a pinned item: pinning said "keep this"."""
+        row = self.query_one(MemoryPane).selected
+        if row is None:
+            return
+        ref = row.ref
+        if not row.pinned:
             self.operate(lambda: self.session.evict(ref))
+            return
+        from forgetui.tui.modals.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.operate(lambda: self.session.evict(ref))
+
+        question = f"Evict pinned item {ref}?"
+        why = "It is pinned: FIFO and expiry never remove it. Evicted, it leaves working memory "
+        why += "and the agent no longer sees it from the next step on."
+        self.app.push_screen(ConfirmScreen(question, why, "evict-confirm"), answered)
 
     def action_add_note(self) -> None:
         from forgetui.tui.modals.text_prompt import TextPromptScreen
@@ -127,9 +156,15 @@ class OperatorCommands(Screen[None]):
             if content is not None:
                 self.operate(lambda: self.session.edit(row.ref, content))
 
+        from forgetui.engine.api import EditForm, memory_edit_form, open_task
         from forgetui.tui.modals.memory_detail import MemoryDetailScreen
 
-        self.app.push_screen(MemoryDetailScreen(row, editing, read_only), edited)
+        path, ref = self.reader.path, row.ref
+
+        def load() -> EditForm:  # in the modal's thread worker: a folder of its own
+            return memory_edit_form(open_task(path), ref)
+
+        self.app.push_screen(MemoryDetailScreen(row, editing, read_only, load), edited)
 
     # -- detail and context navigation ----------------------------------------------------------
 
@@ -141,7 +176,16 @@ class OperatorCommands(Screen[None]):
         elif isinstance(focused, MemoryList):
             self._open_memory_detail()
         elif isinstance(focused, LogView) and focused.selected is not None:
-            self.load_detail(focused.selected.index)
+            self.load_detail(focused.selected.record)
+        else:
+            from forgetui.tui.panes.verification import VerificationPane
+
+            check = self.query_one(VerificationPane).focused_check()
+            if check is not None:
+                from forgetui.tui.modals.check_detail import CheckDetailScreen
+
+                reader, name = self.reader, check.name  # the modal reads the output off-thread
+                self.app.push_screen(CheckDetailScreen(check, lambda: reader.check_output(name)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def load_detail(self, index: int) -> None:
@@ -196,3 +240,86 @@ class OperatorCommands(Screen[None]):
             pane.show_error(f"step {message.step}", message.error or "not saved")
         else:
             await pane.show_view(message.view)
+
+    # -- the action log: filter, go to a step, the context follows the cursor --------------------
+
+    def action_filter_log(self) -> None:
+        from forgetui.tui.modals.log_filter import LogFilterScreen
+
+        pane = self.query_one(ActionLogPane)
+        pane.view.focus()
+        self.app.push_screen(LogFilterScreen(pane.view.filter or ""), pane.set_filter)
+
+    @on(LogFilterNeeded)
+    def search_log(self, message: LogFilterNeeded) -> None:
+        self.find_log_rows(message.text, message.start)
+
+    @work(thread=True, exit_on_error=False, group="log-filter")
+    def find_log_rows(self, text: str, start: int) -> None:
+        count, rows = self.reader.find_log_rows(text, start)
+        self.post_message(LogFiltered(text, start, count, rows))
+
+    @on(LogFiltered)
+    def show_log_filtered(self, message: LogFiltered) -> None:
+        self.query_one(ActionLogPane).show_filtered(message)
+        self.sync_bindings()
+
+    def action_goto_step(self) -> None:
+        from forgetui.tui.modals.text_prompt import TextPromptScreen
+
+        snap = self.snapshot
+        last = f" (1 to {snap.step})" if snap is not None and snap.step else ""
+        self.app.push_screen(
+            TextPromptScreen(
+                "Go to step",
+                f"The log cursor moves to the step's row{last}; the context pane shows what "
+                "was sent at that step.",
+                "step number",
+                prompt_id="goto-prompt",
+            ),
+            self._goto_typed,
+        )
+
+    def _goto_typed(self, text: str | None) -> None:
+        if text is None:
+            return
+        number = text.strip().removeprefix("step").strip()
+        if not number.isdigit():
+            self.notify(f"not a step number: {text.strip()}", severity="error", markup=False)
+            return
+        self.find_step_row(int(number))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="log-goto")
+    def find_step_row(self, step: int) -> None:
+        self.post_message(LogStepFound(step, self.reader.log_row_of_step(step)))
+
+    @on(LogStepFound)
+    def go_to_step_row(self, message: LogStepFound) -> None:
+        if message.row is None:
+            self.notify(f"step {message.step} is not in the log", severity="warning", markup=False)
+            return
+        pane = self.query_one(ActionLogPane)
+        pane.view.focus()
+        pane.go_to_row(message.row)
+
+    @on(LogCursorRested)
+    def context_follows_log(self, message: LogCursorRested) -> None:
+        """The context as sent at the step the cursor rests on; back on the newest row, the
+        next step's preview (an operator row leaves the context as it is)."""
+        if message.newest:
+            if self.context_step is not None:
+                self._show_context_step(None)
+        elif message.row.kind == "step" and message.row.step != self.context_step:
+            self._show_context_step(message.row.step)
+
+    @on(StepStarted)
+    def log_step_pending(self, message: StepStarted) -> None:
+        self.query_one(ActionLogPane).view.set_pending(message.step)
+
+    @on(StepRecorded)
+    def log_step_recorded(self) -> None:
+        self.query_one(ActionLogPane).view.pending_recorded()
+
+    @on(StepFailed)
+    def log_step_failed(self) -> None:
+        self.query_one(ActionLogPane).view.set_pending(None)

@@ -1,6 +1,7 @@
 """The workbench's writer side: the task's Executor and the operator's changes, used only from
-worker threads. It opens the executor (taking the task lock) on the first step, not at launch,
-so a workbench that only watches never keeps a headless run from starting."""
+worker threads. It opens the executor (taking the task lock) for a step, not at launch, and the
+workbench releases it whenever it goes idle, so a workbench that watches or sits paused never
+keeps a headless run, `forgetui answer` or another workbench from writing."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ class Session(Protocol):
     def edit(self, ref: str, content: str) -> str: ...
     def note(self, text: str) -> str: ...
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str: ...
+    def release(self) -> None: ...
     def close(self) -> None: ...
 
 
@@ -62,6 +64,7 @@ class StepSession:
         self.model_spec = model
         self.api_base = api_base
         self._executor: Executor | None = None
+        self._base_model: Model | None = None  # built at the first step, kept over releases
         self._lock = threading.Lock()
 
     @property
@@ -81,12 +84,22 @@ class StepSession:
     def step(
         self, observer: Callable[[StepEvent], None], human_text: str | None = None
     ) -> tuple[StepReport, list[str]]:
-        """Exactly one engine step. Returns its report and what opening the executor repaired."""
+        """Exactly one engine step. Returns its report and what opening the executor repaired.
+        After a release the executor opens again: lock, stale-lock takeover and recovery, as
+        any writer's start; a live holder elsewhere fails the step with its pid and command."""
         with self._lock:
             notices: list[str] = []
             if self._executor is None:
-                executor = api.Executor(self.folder, self._model(), observer=observer)
-                notices = executor.open()
+                # One model for the session, as before releases existed: its client and state
+                # carry over, and opening re-syncs a replay script with the log.
+                if self._base_model is None:
+                    self._base_model = self._model()
+                executor = api.Executor(self.folder, self._base_model, observer=observer)
+                try:
+                    notices = executor.open()
+                except BaseException:
+                    executor.close()  # a failed recovery must not leave the lock taken
+                    raise
                 self._executor = executor
             override = self._model(human_text) if self.human else None
             return self._executor.step(model=override), notices
@@ -116,12 +129,17 @@ class StepSession:
         with self._lock:
             return f"limits set: {api.set_limits(self.folder, max_steps, max_cost).answer}"
 
-    def close(self) -> None:
-        """Release the task lock (called once no step is in flight)."""
+    def release(self) -> None:
+        """Close the executor, releasing the task lock, while the workbench is idle; the next
+        step reopens it. Waits for a step in flight (one call at a time)."""
         with self._lock:
             if self._executor is not None:
                 self._executor.close()
                 self._executor = None
+
+    def close(self) -> None:
+        """Release the task lock for good (the workbench is leaving)."""
+        self.release()
 
 
 # --- the engine in a child process -------------------------------------------------------------
@@ -169,10 +187,17 @@ class EngineProcess:
         return self._conn
 
     def _call(
-        self, method: str, *args: Any, observer: Callable[[StepEvent], None] | None = None
-    ) -> Any:
+        self, method: str, *args: Any, observer: Callable[[StepEvent], None] | None = None,
+        start: bool = True,
+    ) -> Any:  # fmt: skip
+        """`method` in the child; with start=False, nothing (None) if no child is running."""
         with self._lock:
-            conn = self._start()
+            if start:
+                conn = self._start()
+            elif self._conn is not None and self._proc is not None and self._proc.poll() is None:
+                conn = self._conn
+            else:
+                return None
             try:
                 conn.send((method, args))
                 while True:
@@ -183,7 +208,8 @@ class EngineProcess:
                     elif kind == "result":
                         return payload
                     else:
-                        raise ForgeError(payload)
+                        message, title = payload
+                        raise ForgeError(message, title)
             except (EOFError, OSError):
                 code = self._proc.poll() if self._proc is not None else None
                 self._conn = None
@@ -215,6 +241,11 @@ class EngineProcess:
 
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
         return str(self._call("set_limits", max_steps, max_cost))
+
+    def release(self) -> None:
+        """Have the child release the task lock but stay alive: starting Python and the engine's
+        imports again for every step costs too much. No child, no lock: nothing to do."""
+        self._call("release", start=False)
 
     def close(self) -> None:
         """Ask the child to release the lock and exit; wait briefly, then make sure."""
@@ -254,10 +285,10 @@ def _serve(conn: Connection, path: str, model: str | None, api_base: str | None)
                 else:
                     result = getattr(session, method)(*args)
                 conn.send(("result", result))
-            except ForgeError as exc:
-                conn.send(("error", exc.message))
+            except ForgeError as exc:  # with its title: "task locked" reads as such
+                conn.send(("error", (exc.message, exc.title)))
             except Exception as exc:  # reported to the operator; the child keeps serving
-                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+                conn.send(("error", (f"{type(exc).__name__}: {exc}", ForgeError.title)))
     finally:
         session.close()
 

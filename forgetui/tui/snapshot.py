@@ -7,6 +7,7 @@ log is read by index windows and by its tail."""
 
 from __future__ import annotations
 
+import shlex
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from typing import Literal
 from forgetui.engine import api
 from forgetui.engine.api import (
     FINISHED,
+    Check,
+    CheckOutput,
     DiffEntry,
     Escalation,
     ForgeError,
@@ -63,6 +66,7 @@ class ContextView:
     over_budget: tuple[str, ...] = ()
     diff: tuple[DiffEntry, ...] = ()
     diff_error: str | None = None
+    leaving: tuple[api.Leaving, ...] = ()  # the preview: what the next step takes out, and why
 
     @property
     def title(self) -> str:
@@ -83,9 +87,23 @@ class CriterionView:
 class CheckView:
     name: str
     passing: bool | None  # None: not run yet
-    details: str
+    details: str  # the summary state.yaml keeps; the full output is read on demand
     changed_at_step: int | None
     criterion: str | None = None
+    kind: str = ""  # command | regex | file_exists
+    runs: str = ""  # what it runs or looks for: the command line, the pattern in its files
+
+
+def _what_check_runs(check: Check) -> str:
+    if check.kind == "command":
+        return shlex.join(check.cmd or [])
+    if check.kind == "regex":
+        rules = [
+            f"must match /{check.must_match}/" if check.must_match else "",
+            f"must not match /{check.must_not_match}/" if check.must_not_match else "",
+        ]
+        return f"{check.path}: " + ", ".join(rule for rule in rules if rule)
+    return f"{check.path} exists"
 
 
 @dataclass(frozen=True)
@@ -118,6 +136,7 @@ class TaskSnapshot:
     holder: LockHolder | None  # another process writing this task: we are read-only
     approval: str = "auto"
     recent: tuple[LogRow, ...] = field(default_factory=tuple)
+    model: str = ""  # the model steps run with: the override, else the task's, else replay
 
     @property
     def next_step(self) -> int:
@@ -176,6 +195,8 @@ class TaskReader:
                     result.details if result else "not run yet",
                     result.changed_at_step if result else None,
                     check.criterion,
+                    check.kind,
+                    _what_check_runs(check),
                 )
             )
             if check.criterion:
@@ -192,9 +213,7 @@ class TaskReader:
                 context = self._preview(state)
             except ForgeError as exc:
                 context_error = exc.message
-        count = api.log_count(folder)
-        start = max(0, count - TAIL_ROWS)
-        tail = tuple(api.log_rows(folder, start, count))
+        count, tail = self._log_tail()
         holder_info = api.lock_holder(folder)
         holder = None
         if (
@@ -225,7 +244,8 @@ class TaskReader:
             escalation=state.pending_escalation,
             holder=holder,
             approval=spec.approval,
-            recent=tuple(row for row in tail if row.kind == "result")[-3:],
+            recent=tuple(row for row in tail if row.done)[-3:],
+            model=self.model or spec.model or "replay",  # api.model_for's own fallback
         )
 
     def _preview(self, state: TaskState) -> ContextView:
@@ -241,6 +261,7 @@ class TaskReader:
             max_tokens=ctx.max_tokens,
             messages=tuple((m["role"], m["content"]) for m in ctx.messages),
             over_budget=tuple(ctx.over_budget),
+            leaving=tuple(api.leaving_context(self.folder, ctx, state)),
         )
 
     def saved_context(self, step: int) -> ContextView:
@@ -275,10 +296,38 @@ class TaskReader:
         with self._lock:
             return api.saved_steps(self.folder)
 
+    def log_tail(self) -> tuple[int, tuple[LogRow, ...]]:
+        """The record count and the newest rows: readable when state.yaml is not."""
+        with self._lock:
+            return self._log_tail()
+
+    def _log_tail(self) -> tuple[int, tuple[LogRow, ...]]:
+        """The record count and the newest rows (one per step or operator change); the last
+        row's index tells the pane how many rows there are."""
+        records = api.log_count(self.folder)
+        rows = api.log_row_count(self.folder)
+        return records, tuple(api.log_rows(self.folder, max(0, rows - TAIL_ROWS), rows))
+
     def log_rows(self, start: int, stop: int) -> tuple[LogRow, ...]:
         with self._lock:
             return tuple(api.log_rows(self.folder, start, stop))
 
+    def find_log_rows(self, text: str, start: int = 0) -> tuple[int, tuple[LogRow, ...]]:
+        """The row count and the rows from `start` on holding `text`: reads the log from
+        there, so only in a worker."""
+        with self._lock:
+            count, rows = api.find_log_rows(self.folder, text, start)
+            return count, tuple(rows)
+
+    def log_row_of_step(self, step: int) -> int | None:
+        with self._lock:
+            return api.log_row_of_step(self.folder, step)
+
     def record_detail(self, index: int) -> RecordDetail:
         with self._lock:
             return api.record_detail(self.folder, index)
+
+    def check_output(self, name: str) -> CheckOutput | None:
+        """A check's full output at its last run, if it was kept."""
+        with self._lock:
+            return api.check_output(self.folder, name)

@@ -1,10 +1,9 @@
-"""The workbench screen: the panes, the run loop and the operator's commands on one task.
+"""The workbench screen on one task: its widgets, loading and refreshing their views, and
+which commands apply now.
 
-Every engine call runs in a thread worker that only posts messages; handlers here own the UI
-state. Run/pause is a flag checked between steps: each executor worker runs exactly one step,
-and StepRecorded starts the next only while the flag is up. The operator's commands live in
-operator_commands.py; what remains (a little over 400 lines) is the load/refresh flow and the
-run loop, which share the screen's state and read best together."""
+Every engine call runs in a thread worker that only posts messages; handlers own the UI state.
+Its bases hold the rest: the run loop (run_loop.py), the operator's commands
+(operator_commands.py) and the pane arrangement at the terminal's size (arranged.py)."""
 
 from __future__ import annotations
 
@@ -12,48 +11,46 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from forgetui.engine.api import FINISHED, ForgeError, human_prompt
-from forgetui.tui.commands import Situation, applies, bindings, commands_in
+from forgetui.engine.api import ForgeError
+from forgetui.tui.commands import Situation, applies, bindings, commands_in, why_not
 from forgetui.tui.config import Settings
 from forgetui.tui.footer import KeyFooter
-from forgetui.tui.header import Activity, StatusHeader
+from forgetui.tui.header import StatusHeader
+from forgetui.tui.markup import fmt
 from forgetui.tui.messages import (
-    EscalationRaised,
-    ExecutorNotice,
     LogRowsLoaded,
+    LogTailLoaded,
     LogWindowNeeded,
     SnapshotFailed,
     SnapshotLoaded,
     StepFailed,
-    StepProgress,
-    StepRecorded,
-    StepStarted,
     TaskFilesChanged,
 )
-from forgetui.tui.operator_commands import OperatorCommands
 from forgetui.tui.panes.action_log import ActionLogPane, LogView
 from forgetui.tui.panes.context import ContextPane
 from forgetui.tui.panes.memory import MemoryList, MemoryPane
+from forgetui.tui.panes.tabs import PaneTabs
 from forgetui.tui.panes.task_frame import TaskFramePane
 from forgetui.tui.panes.verification import VerificationPane
+from forgetui.tui.run_loop import RunLoop
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 
 if TYPE_CHECKING:
-    from forgetui.engine.api import StepEvent
+    pass
 
 WATCHED_FILES = frozenset({"state.yaml", "working_memory.yaml", "actions.yaml", "lock"})
 WATCH_DEBOUNCE_MS = 40
 RELOAD_SPACING = 0.05  # seconds between two loads of the task's views
 RELOAD_SPACING_RUNNING = 0.5  # ... while steps run back to back
-STAGE_REPAINT = 0.2  # seconds between two repaints of the step stage in the header
 SCREEN_ACTIONS = tuple(command.action for command in commands_in("screen"))
 
 
@@ -61,10 +58,8 @@ def _is_task_file(_change: object, path: str) -> bool:
     return Path(path).name in WATCHED_FILES
 
 
-class WorkbenchScreen(OperatorCommands):
+class WorkbenchScreen(RunLoop):
     BINDINGS: ClassVar[list[BindingType]] = bindings("screen")  # type: ignore[assignment]
-    # Under 120 columns the side panes give way: the compiled context keeps half the width.
-    HORIZONTAL_BREAKPOINTS = [(0, "-tight"), (100, "-narrow"), (120, "-wide")]
 
     def __init__(self, reader: TaskReader, session: Session, settings: Settings) -> None:
         super().__init__(id="workbench")
@@ -79,6 +74,9 @@ class WorkbenchScreen(OperatorCommands):
         self._step_started = 0.0
         self._loading = False
         self._reload_again = False
+        self._reload_urgent = False
+        self._awaiting_human = False  # the human model's prompt is open
+        self._continue_at: int | None = None  # running: the step to start once this one shows
         self._quit_after_step = False
         self._clock: Timer | None = None
         self._applies_state: tuple[bool, ...] = ()
@@ -90,6 +88,9 @@ class WorkbenchScreen(OperatorCommands):
 
     def compose(self) -> ComposeResult:
         yield StatusHeader(id="status-header")
+        yield Static(id="problem-banner")
+        yield PaneTabs(id="pane-tabs")
+        yield Static(id="too-small")
         with Horizontal(id="panes-top"):
             with Vertical(id="left-column"):
                 yield TaskFramePane(id="task-frame", classes="pane")
@@ -111,19 +112,29 @@ class WorkbenchScreen(OperatorCommands):
 
     # -- loading views --------------------------------------------------------------------------
 
-    def request_reload(self) -> None:
+    def request_reload(self, urgent: bool = False) -> None:
         """Reload the task's views. Reloads asked for while one runs coalesce into one more, and
-        loads are spaced (more while steps run back to back) so a fast run or a busy writer in
-        another process cannot keep the UI thread repainting instead of answering keys."""
-        if self._loading or self._reload_timer is not None:
+        loads are spaced (more while steps run back to back) so a busy writer in another
+        process cannot keep the UI thread repainting instead of answering keys. An urgent one
+        (our own step was recorded) skips the spacing: the run waits for it (see
+        continue_or_pause_after_step), so the screen is never more than a step behind."""
+        if self._loading:
             self._reload_again = True
+            self._reload_urgent = self._reload_urgent or urgent
             return
-        spacing = RELOAD_SPACING_RUNNING if self.running else RELOAD_SPACING
+        if self._reload_timer is not None:
+            if not urgent:
+                self._reload_again = True
+                return
+            self._reload_timer.stop()
+            self._reload_timer = None
+        spacing = 0.0 if urgent else RELOAD_SPACING_RUNNING if self.running else RELOAD_SPACING
         wait = self._last_load + spacing - time.monotonic()
         if wait > 0:
             self._reload_timer = self.set_timer(wait, self._reload_when_due)
             return
         self._loading = True
+        self._reload_again = self._reload_urgent = False
         self._last_load = time.monotonic()
         self.load_snapshot()
 
@@ -142,24 +153,61 @@ class WorkbenchScreen(OperatorCommands):
     def _loaded(self) -> None:
         self._loading = False
         if self._reload_again:
-            self._reload_again = False
-            self.request_reload()
+            urgent, self._reload_again, self._reload_urgent = self._reload_urgent, False, False
+            self.request_reload(urgent)
 
     @on(SnapshotFailed)
     def keep_last_view_on_bad_files(self, message: SnapshotFailed) -> None:
+        """A banner that stays until the files read again (the watcher reloads on every save),
+        over the last good view; the action log reads on its own, so it shows even if the task
+        never read since launch."""
         self._loaded()
-        self.notify(message.error, title="Could not read the task", severity="error", markup=False)
+        kept = "the last good view stays below" if self.snapshot else "the action log still reads"
+        banner = self.query_one("#problem-banner", Static)
+        banner.update(
+            fmt(
+                "[b]the task does not read:[/] $error\n[$text-muted]$kept; "
+                "fix the file and the workbench reloads[/]",
+                error=message.error.replace(f"{self.reader.path}/", ""),
+                kept=kept,
+            )
+        )
+        self.add_class("-broken")
+        if self._continue_at is not None:  # a run does not go on blind
+            self._continue_at = None
+            self.running = False
+            self.release_lock()
+            self.sync_bindings()
+        self._show_activity()
+        if self.snapshot is None:
+            self.query_one(ContextPane).show_error("unavailable", "the task does not read yet")
+        self.load_log_tail()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="log")
+    def load_log_tail(self) -> None:
+        try:
+            count, rows = self.reader.log_tail()
+        except ForgeError:
+            return  # the log does not read either: the banner names the first problem
+        self.post_message(LogTailLoaded(count, rows))
+
+    @on(LogTailLoaded)
+    def show_log_tail(self, message: LogTailLoaded) -> None:
+        self.query_one(ActionLogPane).show_log(message.count, message.rows)
 
     @on(SnapshotLoaded)
     async def show_snapshot(self, message: SnapshotLoaded) -> None:
         self._loaded()
+        self.remove_class("-broken")
         snapshot = message.snapshot
         first = self.snapshot is None
         self.snapshot = snapshot
+        self.continue_run(snapshot)
         self.query_one(TaskFramePane).show_snapshot(snapshot)
         self.query_one(VerificationPane).show_snapshot(snapshot)
         self.query_one(MemoryPane).show_rows(snapshot.memory)
         self.query_one(ActionLogPane).show_log(snapshot.log_count, snapshot.tail_rows)
+        self.show_tabs()
         context = self.query_one(ContextPane)
         if self.context_step is None:
             if snapshot.context is not None:
@@ -204,153 +252,6 @@ class WorkbenchScreen(OperatorCommands):
     def reload_after_change(self) -> None:
         self.request_reload()
 
-    # -- the run loop ---------------------------------------------------------------------------
-
-    def _activity(self) -> Activity:
-        elapsed = None
-        if self.settings.clock and self.step_in_flight is not None:
-            elapsed = time.monotonic() - self._step_started
-        return Activity(self.running, self.step_in_flight, self.stage, elapsed)
-
-    def _show_activity(self) -> None:
-        self.query_one(StatusHeader).show_state(self.snapshot, self._activity())
-
-    def _can_step(self) -> bool:
-        now = self.situation()
-        return now is not None and now.can_step
-
-    def action_run_pause(self) -> None:
-        if self.running:
-            self.running = False
-            if self.step_in_flight is not None:
-                self.notify(f"pausing after step {self.step_in_flight} is recorded", markup=False)
-        elif self._can_step():
-            assert self.snapshot is not None
-            self.running = True
-            self._start_step(self.snapshot.next_step)
-        self._show_activity()
-        self.sync_bindings()
-
-    def action_single_step(self) -> None:
-        if self._can_step():
-            assert self.snapshot is not None
-            self.running = False
-            self._start_step(self.snapshot.next_step)
-
-    def _start_step(self, number: int) -> None:
-        """Run step `number`; with the human model, ask for the action first."""
-        if not self.session.human:
-            self._launch_step(number, None)
-            return
-        from forgetui.tui.modals.text_prompt import TextPromptScreen
-
-        phase = self.snapshot.phase if self.snapshot is not None else ""
-        prompt = human_prompt(phase).rstrip().removesuffix("action>")
-
-        def typed(text: str | None) -> None:
-            if text is not None:
-                self._launch_step(number, text)
-                return
-            self.running = False
-            self._show_activity()
-            self.sync_bindings()
-
-        self.app.push_screen(
-            TextPromptScreen(
-                f"Step {number}: you are the model",
-                prompt.rstrip(),
-                "e.g. list_dir path=.",
-                prompt_id="human-action",
-            ),
-            typed,
-        )
-
-    def _launch_step(self, number: int, human_text: str | None) -> None:
-        self.step_in_flight = number
-        self.stage = ""
-        self._step_started = time.monotonic()
-        if self._clock is not None:
-            self._clock.resume()
-        self._show_activity()
-        self.sync_bindings()
-        self.run_one_step(self.step_in_flight, human_text)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="executor")
-    def run_one_step(self, number: int, human_text: str | None) -> None:
-        """ONE engine call; everything it learns goes out as messages."""
-        self.post_message(StepStarted(number))
-        report, notices = self.session.step(self._post_progress, human_text)
-        for notice in notices:
-            self.post_message(ExecutorNotice(notice))
-        self.post_message(StepRecorded(report))
-        if report.escalation is not None and report.status == "escalated":
-            self.post_message(EscalationRaised(report.escalation))
-
-    def _post_progress(self, event: StepEvent) -> None:
-        self.post_message(StepProgress(event))
-
-    @on(StepStarted)
-    def mark_step_started(self, message: StepStarted) -> None:
-        self.step_in_flight = message.step
-        self._show_activity()
-
-    @on(StepProgress)
-    def show_step_stage(self, message: StepProgress) -> None:
-        """Stages of fast steps flash by: repaint for the model call (what the operator waits
-        on) and otherwise at most every STAGE_REPAINT seconds."""
-        self.stage = message.event.stage
-        now = time.monotonic()
-        if self.stage == "model" or now - self._stage_shown >= STAGE_REPAINT:
-            self._stage_shown = now
-            self._show_activity()
-
-    @on(StepRecorded)
-    def continue_or_pause_after_step(self, message: StepRecorded) -> None:
-        report = message.report
-        self._step_done()
-        if self._quit_after_step:
-            self.app.exit()
-            return
-        if report.status in FINISHED or report.status == "escalated":
-            self.running = False
-        if report.status in FINISHED:
-            self.notify(
-                f"task {report.status}: {report.summary}", title=f"step {report.step}", markup=False
-            )
-        self.request_reload()
-        if self.running:
-            self._start_step(report.step + 1)
-        self._show_activity()
-        self.sync_bindings()
-
-    def _step_done(self) -> None:
-        self.step_in_flight = None
-        self.stage = ""
-        if self._clock is not None:
-            self._clock.pause()
-
-    @on(EscalationRaised)
-    def tell_about_escalation(self, message: EscalationRaised) -> None:
-        self.notify_escalation(message.escalation.question)
-
-    def notify_escalation(self, question: str) -> None:
-        self.notify(
-            f"{question}\npress a to answer", title="Escalated", severity="warning", markup=False
-        )
-
-    @on(ExecutorNotice)
-    def show_executor_notice(self, message: ExecutorNotice) -> None:
-        self.notify(message.text, title="Recovered", severity="warning", markup=False)
-
-    @on(StepFailed)
-    def pause_after_failure(self, message: StepFailed) -> None:
-        self._step_done()
-        self.running = False
-        self.notify(message.error, title=message.title, severity="error", markup=False)
-        self.request_reload()
-        self._show_activity()
-        self.sync_bindings()
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one handler for worker failures: a step or a change that raised is reported,
         the run pauses, and the views reload from disk."""
@@ -380,6 +281,8 @@ class WorkbenchScreen(OperatorCommands):
             detail_target = True
         elif isinstance(focused, MemoryList):
             detail_target = self._selected_memory() is not None
+        elif self.query_one(VerificationPane).focused_check() is not None:
+            detail_target = True
         else:
             detail_target = isinstance(focused, LogView) and focused.selected is not None
         return Situation(
@@ -412,6 +315,21 @@ class WorkbenchScreen(OperatorCommands):
         if action in SCREEN_ACTIONS:
             return True if self.applies(action) else None
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A command key pressed when it does not apply says why (bindings run after this
+        handler, and only enabled ones)."""
+        active = self.active_bindings.get(event.key)
+        if (
+            active is None
+            or active.enabled
+            or active.binding.action.split("(")[0] not in SCREEN_ACTIONS
+        ):
+            return
+        now = self.situation()
+        reason = why_not(active.binding.action, now) if now else "the task has not been read yet"
+        self.notify(reason, title=f"{active.binding.description}: not now", timeout=3,
+                    markup=False)  # fmt: skip
 
     def on_descendant_focus(self) -> None:
         self.sync_bindings()

@@ -68,7 +68,7 @@ def test_pinning_changes_an_item(run: TaskFolder) -> None:
 def test_an_operator_eviction_is_told_apart(run: TaskFolder) -> None:
     assert context_diff(run, 4) == [
         DiffEntry("action_result@3", "entered", "added"),
-        DiffEntry("action_result@2", "left", "operator"),
+        DiffEntry("action_result@2", "left", "evicted"),
     ]
 
 
@@ -79,9 +79,9 @@ def test_a_loaded_file_expires_and_a_note_enters(run: TaskFolder) -> None:
     assert [entry.change for entry in diff] == ["entered", "entered", "left"]
 
 
-def test_the_oldest_unpinned_item_is_evicted_when_memory_is_full(run: TaskFolder) -> None:
+def test_the_oldest_unpinned_item_is_pushed_out_when_memory_is_full(run: TaskFolder) -> None:
     diff = context_diff(run, 7)
-    assert DiffEntry("action_result@3", "left", "evicted") in diff
+    assert DiffEntry("action_result@3", "left", "pushed out") in diff
     # the pinned one survived although it is older
     assert all(entry.ref != "action_result@1" for entry in diff)
 

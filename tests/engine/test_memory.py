@@ -30,14 +30,14 @@ def test_the_design_example_loads(tmp_path: Path) -> None:
     ]
 
 
-def test_fifo_evicts_the_oldest_unpinned() -> None:
+def test_fifo_pushes_out_the_oldest_unpinned() -> None:
     memory = wm.WorkingMemory(max_items=3)
     memory, _ = wm.add_item(memory, _note(1, pinned=True))
     for step in (2, 3):
         memory, gone = wm.add_item(memory, _note(step))
         assert gone == []
     memory, gone = wm.add_item(memory, _note(4))
-    assert [d.ref for d in gone] == ["n2"] and gone[0].reason == "evicted"
+    assert [d.ref for d in gone] == ["n2"] and gone[0].reason == "pushed out"
     assert [i.key for i in memory.items] == ["n1", "n3", "n4"]
 
 
@@ -90,6 +90,6 @@ def test_operator_changes_by_key_type_step_or_position() -> None:
     memory = wm.edit(memory, "n1", "changed")
     assert memory.items[0].content == "changed"
     memory, gone = wm.evict(memory, "action_result@2")
-    assert gone.reason == "operator" and len(memory.items) == 1
+    assert gone.reason == "evicted" and len(memory.items) == 1  # "evicted": the operator's x
     with pytest.raises(MemoryKeyError, match="n1"):
         wm.set_pinned(memory, "missing", True)

@@ -39,6 +39,16 @@ def forge_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def steady_step_times(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot shows each step's time as one fixed figure: the real one (1 ms, 2 ms) varies
+    from run to run, and the column's rendering is tested on its own."""
+    if "snap_compare" in request.fixturenames:
+        from forgetui.tui.panes import log_columns
+
+        monkeypatch.setattr(log_columns, "took", lambda ms: "5ms" if ms else "")
+
+
 def settings_for(home: Path, **overrides: Any) -> Settings:
     base: dict[str, Any] = {
         "theme": "dark",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from forgetui.tui.commands import COMMANDS, Situation, applies
+from forgetui.tui.commands import COMMANDS, Situation, applies, why_not
 
 IDLE = Situation(step=3)
 ALL = {command.action for command in COMMANDS if command.scope == "screen"}
+NAVIGATION = {"zoom", "show_pane", "filter_log", "goto_step"}  # looking around: always
 
 
 @pytest.mark.parametrize(
@@ -50,4 +51,37 @@ ALL = {command.action for command in COMMANDS if command.scope == "screen"}
     ],
 )  # fmt: skip
 def test_commands_that_apply(situation: Situation, expected: set[str]) -> None:
-    assert {action for action in ALL if applies(action, situation)} == expected
+    assert {action for action in ALL if applies(action, situation)} == expected | NAVIGATION
+
+
+SITUATIONS = [
+    IDLE, Situation(step=0), Situation(step=3, running=True, busy=True),
+    Situation(step=3, escalated=True), Situation(step=5, finished=True),
+    Situation(step=3, read_only=True), Situation(step=3, context_step=1),
+    Situation(step=3, busy=True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("situation", SITUATIONS)
+def test_a_command_that_does_not_apply_says_why(situation: Situation) -> None:
+    for action in ALL:
+        reason = why_not(action, situation)
+        if applies(action, situation):
+            assert reason == ""
+        else:
+            assert reason and reason != "not now", (action, situation)
+
+
+@pytest.mark.parametrize(
+    ("action", "situation", "words"),
+    [
+        ("answer", IDLE, "no question is waiting"),
+        ("single_step", Situation(step=3, escalated=True), "press a"),
+        ("single_step", Situation(step=3, running=True, busy=True), "space pauses"),
+        ("evict", IDLE, "select a working-memory item"),
+        ("add_note", Situation(step=3, read_only=True), "another program"),
+        ("run_pause", Situation(step=5, finished=True), "finished"),
+    ],
+)  # fmt: skip
+def test_the_reasons_name_what_to_do(action: str, situation: Situation, words: str) -> None:
+    assert words in why_not(action, situation)

@@ -7,9 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.message import Message
 
 from forgetui.engine.store import TaskFolder
 from forgetui.tui.app import ForgeApp
+from forgetui.tui.messages import StepProgress
 from forgetui.tui.session import EngineProcess
 
 from .conftest import SIZE, press, screen_text, settle
@@ -21,18 +23,28 @@ async def test_steps_run_in_a_child_that_holds_the_lock_as_ours(
     workbench: Callable[..., ForgeApp], quick_hello: Path
 ) -> None:
     app = workbench(quick_hello)
-    assert isinstance(app.session, EngineProcess)
-    async with app.run_test(size=SIZE) as pilot:
+    session = app.session
+    assert isinstance(session, EngineProcess)
+    during: list[tuple[int, bool]] = []  # (lock holder, read-only) while a step runs
+
+    def hook(message: Message) -> None:
+        if isinstance(message, StepProgress) and not during:
+            holder = TaskFolder.open(app.reader.path).lock.holder()
+            during.append((holder.pid if holder else 0, app.reader.snapshot().read_only))
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await settle(pilot)
         await press(pilot, "s")
-        holder = TaskFolder.open(app.reader.path).lock.holder()
-        assert holder is not None and holder.pid != os.getpid()
-        assert app.session.owns_lock(holder.pid)
-        assert not app.workbench.has_class("-read-only")  # our own engine, not another run
+        [(pid, read_only)] = during
+        assert pid != os.getpid() and session.owns_lock(pid)
+        assert not read_only  # our own engine, not another run
         assert "step 1" in screen_text(app)
+        assert not (app.reader.path / "lock").exists()  # paused: the child let go, and lives on
         await press(pilot, "s")
         assert TaskFolder.open(app.reader.path).load_state().step == 2
-    assert not (app.reader.path / "lock").exists()  # quitting stopped the child and let go
+        assert session._proc is not None and session._proc.pid == pid
+    assert not (app.reader.path / "lock").exists()
+    assert session._proc is None  # quitting stopped the child
 
 
 async def test_a_killed_engine_is_restarted_and_the_run_resumes(
@@ -46,6 +58,6 @@ async def test_a_killed_engine_is_restarted_and_the_run_resumes(
         assert isinstance(session, EngineProcess) and session._proc is not None
         session._proc.kill()
         session._proc.wait()
-        await press(pilot, "s")  # a new child takes over the stale lock and goes on
+        await press(pilot, "s")  # a new child starts and goes on
         assert TaskFolder.open(app.reader.path).load_state().step == 2
         assert not app.workbench.has_class("-read-only")

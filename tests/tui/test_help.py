@@ -44,8 +44,13 @@ async def test_footer_holds_every_key_and_dims_what_does_not_apply(
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
         for command in COMMANDS:
-            assert command.title in text
-        assert "Answer the escalation  (not now)" in text
+            if command.action == "show_pane":  # one entry for the five pane keys
+                assert f"{command.key} {command.description}" in text
+            else:
+                assert command.title in text
+        assert "Show a pane" in text
+        answer = next(line for line in text.splitlines() if "Answer the escalation" in line)
+        assert "(not now)" in answer  # no escalation: the key is listed, marked as not now
         await press(pilot, "escape")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -81,3 +86,42 @@ async def test_a_keymap_remaps_a_command_by_id(workbench: Callable[..., ForgeApp
         assert isinstance(app.screen, EscalationScreen)
         footer = app.workbench.query_one(KeyFooter)
         assert "j" in {key.display for key in footer.keys}
+
+
+def dialog_text(app: ForgeApp) -> str:
+    """The help dialog's lines only (between its borders), stripped and run together, so a
+    path the dialog wraps reads back whole."""
+    return "".join(
+        line.split("█")[1].strip() for line in screen_text(app).splitlines() if line.count("█") >= 2
+    )
+
+
+async def test_help_names_the_task_folder_being_worked_on(
+    workbench: Callable[..., ForgeApp], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = workbench("hello_world")  # a sample opens as a copy in runs/: help says which one
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
+        app.push_screen(HelpScreen(app.settings.keymap, app.command_applies, app.reader.path))
+        await settle(pilot)
+        assert f"task folder {app.reader.path}" in dialog_text(app)
+        await press(pilot, "escape")
+
+        monkeypatch.setenv("HOME", str(tmp_path))  # under home it is shown from ~
+        app.push_screen(HelpScreen(app.settings.keymap, app.command_applies, app.reader.path))
+        await settle(pilot)
+        shown = f"~/{app.reader.path.relative_to(tmp_path)}"
+        assert shown.startswith("~/home/runs/hello_world-")
+        assert shown in screen_text(app)  # on one line, unbroken
+
+
+async def test_help_without_a_task_path_has_no_folder_line(
+    workbench: Callable[..., ForgeApp],
+) -> None:
+    app = workbench("hello_world")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(HelpScreen(app.settings.keymap, app.command_applies))
+        await settle(pilot)
+        assert "task folder" not in screen_text(app)

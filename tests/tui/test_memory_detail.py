@@ -37,13 +37,19 @@ async def test_memory_detail_shows_the_item_and_edits_it(
         assert "def test_prints_greeting" in text or "test_hello" in text
         await press(pilot, "e")
         editor = app.screen.query_one("#memory-editor")
-        editor.text = "test_hello.py expects the greeting on stdout"  # type: ignore[attr-defined]
+        assert "summary: read test_hello.py lines 1-12 of 12" in editor.text  # type: ignore[attr-defined]
+        editor.text = editor.text.replace(  # type: ignore[attr-defined]
+            "summary: read test_hello.py lines 1-12 of 12",
+            "summary: test_hello.py expects the greeting on stdout",
+        )
         await press(pilot, "ctrl+s")
         assert not isinstance(app.screen, MemoryDetailScreen)
         memory = TaskFolder.open(app.reader.path).load_memory()
-        assert memory.items[1].content == "test_hello.py expects the greeting on stdout"
+        content = memory.items[1].content
+        assert isinstance(content, dict)  # a result's fields stay fields
+        assert content["summary"] == "test_hello.py expects the greeting on stdout"
         assert operator_ops(app) == ["edit"]
-        assert "test_hello.py expects the greeting" in screen_text(app)
+        assert "summary: test_hello.py exp" in screen_text(app)  # the edit, in the log
 
 
 def operator_ops(app: ForgeApp) -> list[str]:

@@ -26,10 +26,10 @@ async def test_detail_shows_record_raw_response_and_context(
         await press(pilot, "s", "s", "s")
         view = app.workbench.query_one(LogView)
         view.focus()
-        await press(pilot, "up", "enter")  # the intent of step 3
+        await press(pilot, "enter")  # step 3's row: its result, with its intent's fields
         assert isinstance(app.screen, RecordDetailScreen)
         text = screen_text(app)
-        assert "step 3 intent write_file" in text
+        assert "step 3 result write_file" in text
         assert "action: write_file" in text and "context_tokens:" in text
         await press(pilot, "right")  # the model's raw response, as it came
         assert "I'll write it." in screen_text(app)

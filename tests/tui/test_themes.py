@@ -73,6 +73,41 @@ async def test_t_cycles_themes_and_remembers_the_choice(
 
 
 @pytest.mark.anyio
+async def test_t_says_which_theme_is_active_in_one_toast(
+    workbench: Callable[..., ForgeApp],
+) -> None:
+    app = workbench("hello_world")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await press(pilot, "t")
+        assert [n.message for n in app._notifications] == ["theme: high-contrast"]
+        await press(pilot, "t", "t")  # no pile of toasts: the one on screen names the theme
+        assert [n.message for n in app._notifications] == ["theme: dark"]
+        assert app.theme == "dark"
+
+
+@pytest.mark.anyio
+async def test_a_theme_that_cannot_be_remembered_says_why_and_still_applies(
+    workbench: Callable[..., ForgeApp], forge_home: Path
+) -> None:
+    config = forge_home / "config" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text("colour: red\n")  # parses, but not a setting: never rewritten
+    app = workbench("hello_world")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await press(pilot, "t")
+        assert app.theme == "high-contrast"
+        notes = {n.title: n.message for n in app._notifications}
+        assert notes[""] == "theme: high-contrast"
+        assert notes["Theme not remembered"] == (
+            f"{config}: not rewritten, field 'colour': Extra inputs are not permitted; "
+            "high-contrast is used until you quit"
+        )
+    assert config.read_text() == "colour: red\n"
+
+
+@pytest.mark.anyio
 async def test_broken_and_unknown_themes_fall_back_with_one_notification(
     forge_home: Path, tmp_path: Path
 ) -> None:

@@ -55,8 +55,9 @@ def run_check(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     previous = env.verification or Verification()
     try:
         result = verify.run_checks(
-            env.spec, env.workspace, previous, env.step, only=args.get("name")
-        )
+            env.spec, env.workspace, previous, env.step, only=args.get("name"),
+            keep_outputs=env.keep_check_outputs,
+        )  # fmt: skip
     except verify.UnknownCheckError as exc:
         raise Failed(str(exc)) from exc
     lines = [

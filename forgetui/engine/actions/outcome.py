@@ -15,6 +15,7 @@ from forgetui.engine.records import ResultKind
 from forgetui.engine.sandbox import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT_S
 from forgetui.engine.state import CommandRun, Verification
 from forgetui.engine.task import TaskSpec
+from forgetui.engine.verify import KeepOutputs
 
 OUTPUT_CAP = DEFAULT_OUTPUT_CAP  # characters of output kept for the log and the detail view
 SUMMARY_CHARS = 160  # an outcome's one-line summary
@@ -31,6 +32,7 @@ class ActionEnv:
     last_error: str | None = None  # for load_context(error_details)
     verification: Verification | None = None  # the previous one, for run_check
     command_timeout_s: float = DEFAULT_TIMEOUT_S
+    keep_check_outputs: KeepOutputs | None = None  # run_check: the checks' full outputs go here
 
 
 @dataclass(frozen=True)

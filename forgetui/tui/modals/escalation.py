@@ -70,7 +70,8 @@ class EscalationScreen(ModalScreen[str | None]):
                 classes="dialog-title",
             )
             yield Static(esc.question, id="escalation-question", markup=False)
-            with VerticalScroll(id="escalation-body"):
+            # Tab goes between what can be answered with; the body scrolls to what has focus
+            with VerticalScroll(id="escalation-body", can_focus=False):
                 if self.is_approval:
                     yield from self._compose_approval()
                 elif esc.options:
@@ -133,6 +134,7 @@ class EscalationScreen(ModalScreen[str | None]):
         yield save
 
     def on_mount(self) -> None:
+        self.app.clear_notifications()  # the "press a" toast would cover the answer box
         apply_input_settings(self)
         self.query_one("#escalation-answer", Input).focus()
 
@@ -169,8 +171,10 @@ class EscalationScreen(ModalScreen[str | None]):
             self.dismiss(f"reject {reason}".strip())
         elif button.id == "edit":
             self.query_one("#modify-args", TextArea).display = True
-            self.query_one("#modify", Button).display = True
+            save = self.query_one("#modify", Button)
+            save.display = True
             self.query_one("#modify-args", TextArea).focus()
+            self.call_after_refresh(save.scroll_visible, animate=False)  # the body scrolls
         elif button.id == "modify":
             try:
                 self.dismiss(modify_answer(self.query_one("#modify-args", TextArea).text))

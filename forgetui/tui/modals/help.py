@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -22,27 +23,57 @@ INTRO = (
 )
 
 
+def home_relative(path: Path) -> str:
+    """`~/...` for a path under the home directory: a run copy's path is long, and this keeps
+    it on one line of the dialog in the usual case."""
+    try:
+        return f"~/{path.relative_to(Path.home())}"
+    except (ValueError, RuntimeError):  # not under home, or no home to speak of
+        return str(path)
+
+
 class HelpScreen(ModalScreen[None]):
+    DEFAULT_CSS = "#help-task-path { margin-bottom: 1; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "close", "close", id="help-close"),
     ]
 
-    def __init__(self, keymap: Mapping[str, str], applies: Callable[[Command], bool]) -> None:
+    def __init__(
+        self,
+        keymap: Mapping[str, str],
+        applies: Callable[[Command], bool],
+        task_path: Path | None = None,
+    ) -> None:
         super().__init__()
         self.keymap = keymap
         self.applies = applies
+        # A sample opens as a copy in the runs directory; help is where to find out which.
+        self.task_path = task_path
 
     def compose(self) -> ComposeResult:
         entries = []
+        panes = [command for command in COMMANDS if command.action == "show_pane"]
         for command in COMMANDS:
+            if command in panes[1:]:
+                continue  # the pane keys are one entry
             now = "" if self.applies(command) else "  [$text-muted](not now)[/]"
+            key, title, text = key_for(command, self.keymap), command.title, command.help
+            if command is panes[0]:
+                key = f"{key}-{key_for(panes[-1], self.keymap)}"
+                title = "Show a pane"
+                text = " · ".join(f"{key_for(p, self.keymap)} {p.description}" for p in panes)
+                text += " (in a narrow terminal: its tab)"
             entries.append(
-                fmt(f" [b $accent]$key[/]  [b]$title[/]{now}\n          $help",
-                    key=key_for(command, self.keymap).rjust(7), title=command.title,
-                    help=command.help)
+                fmt(f" [b $accent]$key[/]  [b]$title[/]  $help{now}",
+                    key=key.rjust(7), title=title.ljust(24), help=text)
             )  # fmt: skip
         with Vertical(id="help-dialog", classes="dialog"):
             yield Label("forgetui: keys", classes="dialog-title")
+            if self.task_path is not None:
+                yield Static(
+                    fmt("[b]task folder[/] $path", path=home_relative(self.task_path)),
+                    id="help-task-path",
+                )
             yield Static(INTRO, id="help-intro")
             with VerticalScroll():
                 yield Static(lines(entries), id="help-keys")

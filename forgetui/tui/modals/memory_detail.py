@@ -1,33 +1,62 @@
 """The memory item detail modal: the item in full, and its editor. Dismisses with the new
-content when the operator saves an edit, else None."""
+content when the operator saves an edit, else None.
+
+The editor holds the engine's edit form of the item (a result's fields as YAML), read in a thread
+worker since it is a file read, and checks the text with the engine's parser before saving: a
+result stays a result, and text that does not parse is refused here, with nothing saved."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static, TextArea
 
-from forgetui.engine.api import MemoryRow
+from forgetui.engine.api import EditForm, ForgeError, MemoryRow, parse_memory_edit
 from forgetui.tui.inputs import apply_input_settings
+from forgetui.tui.markup import fmt
 from forgetui.tui.panes.memory import expiry_text
+
+LoadForm = Callable[[], EditForm]
+
+
+@dataclass
+class FormLoaded(Message):
+    """The item's edit form, or why it could not be read."""
+
+    form: EditForm | None
+    error: str | None = None
 
 
 class MemoryDetailScreen(ModalScreen[str | None]):
+    DEFAULT_CSS = """
+    #memory-editing { height: auto; }
+    #memory-edit-says { color: $text-muted; margin-top: 1; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "close", id="memory-detail-close"),
         Binding("e", "edit", "edit", id="memory-detail-edit"),
         Binding("ctrl+s", "save", "save", id="memory-detail-save"),
     ]
 
-    def __init__(self, row: MemoryRow, editing: bool = False, read_only: bool = False) -> None:
+    def __init__(
+        self, row: MemoryRow, editing: bool = False, read_only: bool = False,
+        load: LoadForm | None = None,
+    ) -> None:  # fmt: skip
         super().__init__()
         self.row = row
-        self.start_editing = editing and not read_only
-        self.read_only = read_only
+        self.read_only = read_only or load is None  # without its form an item cannot be edited
+        self.start_editing = editing and not self.read_only
+        self.load = load
+        self.form: EditForm | None = None
+        self._edit_when_loaded = False
 
     def compose(self) -> ComposeResult:
         row = self.row
@@ -43,9 +72,12 @@ class MemoryDetailScreen(ModalScreen[str | None]):
             yield Static("   ".join(facts), id="memory-facts")
             with VerticalScroll(id="memory-content-box"):
                 yield Static(row.content, id="memory-content", markup=False)
-            editor = TextArea(row.content, id="memory-editor", soft_wrap=True)
-            editor.display = False
-            yield editor
+            editing = Vertical(id="memory-editing")
+            editing.display = False
+            with editing:
+                yield Static("", id="memory-edit-says", markup=False)
+                yield Static("", id="memory-edit-error", classes="prompt-error")
+                yield TextArea("", id="memory-editor", soft_wrap=True, disabled=True)
             with Horizontal(classes="buttons"):
                 yield Button("Edit", id="edit", variant="primary", disabled=self.read_only)
                 yield Button("Save", id="save", variant="success")
@@ -55,24 +87,65 @@ class MemoryDetailScreen(ModalScreen[str | None]):
     def on_mount(self) -> None:
         apply_input_settings(self)
         self.query_one("#save", Button).display = False
+        if not self.read_only:
+            self.load_form()
         if self.start_editing:
             self.action_edit()
+
+    @work(thread=True, exit_on_error=False, group="memory-form")
+    def load_form(self) -> None:
+        assert self.load is not None
+        try:
+            self.post_message(FormLoaded(self.load()))
+        except (ForgeError, OSError) as exc:
+            self.post_message(FormLoaded(None, str(exc)))
+
+    @on(FormLoaded)
+    def form_loaded(self, message: FormLoaded) -> None:
+        self.form = message.form
+        if message.form is None:
+            self._show_error(f"cannot edit: {message.error}")
+            self.query_one("#edit", Button).disabled = True
+            return
+        self.query_one("#memory-edit-says", Static).update(message.form.says)
+        editor = self.query_one("#memory-editor", TextArea)
+        editor.text = message.form.text
+        editor.disabled = False
+        if self._edit_when_loaded:
+            editor.focus()
 
     def action_edit(self) -> None:
         if self.read_only:
             return
         self.query_one("#memory-content-box").display = False
-        editor = self.query_one("#memory-editor", TextArea)
-        editor.display = True
+        self.query_one("#memory-editing").display = True
         self.query_one("#save", Button).display = True
         self.query_one("#edit", Button).display = False
-        editor.focus()
+        if self.form is None:
+            self._edit_when_loaded = True  # the editor takes focus once it holds the item
+        else:
+            self.query_one("#memory-editor", TextArea).focus()
 
     def action_save(self) -> None:
         editor = self.query_one("#memory-editor", TextArea)
-        if not editor.display:
+        form = self.form
+        if not self.query_one("#memory-editing").display or form is None:
             return
-        self.dismiss(editor.text if editor.text != self.row.content else None)
+        if editor.text == form.text:
+            self.dismiss(None)
+            return
+        try:
+            parse_memory_edit(editor.text, form.shape)
+        except ForgeError as exc:
+            self._show_error(exc.message)
+            return
+        self.dismiss(editor.text)
+
+    def _show_error(self, message: str) -> None:
+        error = self.query_one("#memory-edit-error", Static)
+        error.update(fmt("[$error]$message[/]", message=message))
+        if not self.query_one("#memory-editing").display:
+            self.notify(message, severity="error", markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,6 +1,7 @@
 """The compiled-context pane: a meter per section (tokens against budget, coloured by how full),
-each expandable to its exact text; the next step's preview or the context as sent at step N,
-with a diff against step N-1 saying why each memory item entered or left."""
+each expandable to its exact text; the next step's preview, with what the next step takes out of
+it, or the context as sent at step N, with a diff against step N-1 saying why each memory item
+entered or left. Both say why in the engine's words, so a preview's "pushed out" is the diff's."""
 
 from __future__ import annotations
 
@@ -141,7 +142,7 @@ class ContextPane(VerticalScroll):
             return
         self.view = view
         self.border_title = f"compiled context: {view.title}"
-        self.border_subtitle = Content("[ earlier · ] later" if view.saved else "[ as sent")
+        self.border_subtitle = Content("[ earlier · ] later" if view.saved else "[ as sent before")
         total = self.query_one("#context-total", Static)
         level = view.level
         total.update(  # one line: no layout pass (this runs after every step)
@@ -161,10 +162,13 @@ class ContextPane(VerticalScroll):
             )
             problems.display = bool(view.over_budget)
         diff = self.query_one("#context-diff", Static)
-        if diff.display != view.saved:
-            diff.display = view.saved
+        shown = view.saved or bool(view.leaving)
+        if diff.display != shown:
+            diff.display = shown
         if view.saved:
             diff.update(self._diff_content(view))
+        elif view.leaving:
+            diff.update(self._leaving_content(view))
         await self._sync_messages(view)
 
     async def _sync_sections(self, view: ContextView) -> None:
@@ -206,6 +210,18 @@ class ContextPane(VerticalScroll):
                 fmt(f" {DIFF_MARKS[entry.change]} $ref  [$text-muted]$change ($reason)[/]",
                     ref=entry.ref, change=entry.change, reason=entry.reason)
                 for entry in view.diff
+            ]
+        )  # fmt: skip
+
+    @staticmethod
+    def _leaving_content(view: ContextView) -> Content:
+        """The preview's memory items the next step takes out, each with the rule that does."""
+        return lines(
+            [fmt("[b]leaving at the next step[/]")]
+            + [
+                fmt(f" {DIFF_MARKS['left']} $ref  [$text-muted]leaves ($reason) · $why[/]",
+                    ref=entry.ref, reason=entry.reason, why=entry.why)
+                for entry in view.leaving
             ]
         )  # fmt: skip
 

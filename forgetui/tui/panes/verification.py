@@ -1,16 +1,25 @@
-"""The verification pane: each check passing or failing, the step it last changed, ready flag."""
+"""The verification pane: each check passing or failing, the step it last changed, ready flag.
+
+The checks are a list with a cursor (like the memory pane's), so `enter` can open one in full:
+the pane shows only the first line of each check's details, which for a failing test run is
+the summary, not what failed."""
 
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Static
+from textual.events import Click
+from textual.geometry import Region
+from textual.reactive import reactive
+from textual.widget import Widget
 
-from forgetui.tui.markup import fmt, lines
-from forgetui.tui.snapshot import TaskSnapshot
+from forgetui.tui.markup import fmt
+from forgetui.tui.snapshot import CheckView, TaskSnapshot
 
 # A test runner's timing ("1 passed in 1.55s") changes on every run and says nothing about
 # the task; the pane shows the counts only.
@@ -18,37 +27,154 @@ _TIMING = re.compile(r"\s+in \d+(?:\.\d+)?s\b")
 STATE_TEXT = {True: "[b $success]pass[/]", False: "[b $error]fail[/]", None: "[$text-muted] —  [/]"}
 
 
+def first_line(details: str) -> str:
+    """What the pane shows of a check's details: the first line, without the timing."""
+    return _TIMING.sub("", details.splitlines()[0]) if details.strip() else ""
+
+
+def check_lines(check: CheckView, width: int) -> list[Content]:
+    """One check's rows: state, name and since-step; then the first line of its details."""
+    since = f"since step {check.changed_at_step}" if check.changed_at_step else ""
+    rows = [
+        fmt(f"{STATE_TEXT[check.passing]} $name  [$text-muted]$since[/]",
+            name=check.name.ljust(width), since=since)
+    ]  # fmt: skip
+    details = first_line(check.details)
+    if details:
+        rows.append(fmt("     [$text-muted]$details[/]", details=details))
+    return rows
+
+
+def ready_lines(ready: bool) -> list[Content]:
+    state = "[b $success]yes[/]" if ready else "[b $warning]not yet[/]"
+    return [Content(""), fmt(f"ready for completion: {state}")]
+
+
 def verification_content(snapshot: TaskSnapshot) -> Content:
-    out: list[Content | str] = []
+    """The whole pane as text, without a cursor."""
+    out: list[Content] = []
     if not snapshot.checks:
         out.append(fmt("[$text-muted](this task defines no checks)[/]"))
     width = max((len(check.name) for check in snapshot.checks), default=0)
     for check in snapshot.checks:
-        since = f"since step {check.changed_at_step}" if check.changed_at_step else ""
-        out.append(
-            fmt(f"{STATE_TEXT[check.passing]} $name  [$text-muted]$since[/]",
-                name=check.name.ljust(width), since=since)
-        )  # fmt: skip
-        details = _TIMING.sub("", check.details.splitlines()[0]) if check.details else ""
-        if details:
-            out.append(fmt("     [$text-muted]$details[/]", details=details))
-    ready = "[b $success]yes[/]" if snapshot.ready else "[b $warning]not yet[/]"
-    out += ["", fmt(f"ready for completion: {ready}")]
-    return lines(out)
+        out += check_lines(check, width)
+    return Content("\n").join(out + ready_lines(snapshot.ready))
 
 
-class VerificationPane(VerticalScroll):
+class CheckList(Widget, can_focus=True):
+    """The checks with a cursor, then the ready line. Lines never wrap, so each check's rows
+    sit at a known height and the pane can scroll the cursor into view."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"checks--cursor"}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1)", "up", show=False),
+        Binding("down", "move(1)", "down", show=False),
+        Binding("home", "move(-1000)", "first", show=False),
+        Binding("end", "move(1000)", "last", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0)
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.checks: tuple[CheckView, ...] = ()
+        self.ready = False
+        self._shown = False  # nothing until the first snapshot
+        self._rows: list[list[Content]] = []  # per check, its rows
+        self._tail: list[Content] = []  # the rows after the checks
+
+    @property
+    def selected(self) -> CheckView | None:
+        return self.checks[self.cursor] if 0 <= self.cursor < len(self.checks) else None
+
+    def show(self, checks: tuple[CheckView, ...], ready: bool) -> None:
+        """New checks; the cursor stays on its check (by name). A no-op when nothing changed:
+        this runs at every snapshot."""
+        if self._shown and checks == self.checks and ready == self.ready:
+            return
+        previous = self.selected
+        self.checks, self.ready, self._shown = checks, ready, True
+        width = max((len(check.name) for check in checks), default=0)
+        self._rows = [check_lines(check, width) for check in checks]
+        self._tail = ready_lines(ready)
+        if not checks:
+            self._tail = [fmt("[$text-muted](this task defines no checks)[/]"), *self._tail]
+        names = [check.name for check in checks]
+        if previous is not None and previous.name in names:
+            self.cursor = names.index(previous.name)
+        else:
+            self.cursor = max(0, min(self.cursor, len(checks) - 1))
+        self.refresh(layout=True)
+
+    def _first_row(self, index: int) -> int:
+        return sum(len(rows) for rows in self._rows[:index])
+
+    def render(self) -> Content:
+        out: list[Content] = []
+        focused = self.has_focus
+        cursor = self.get_visual_style("checks--cursor") if focused else None
+        width = self.size.width
+        for index, rows in enumerate(self._rows):
+            if cursor is not None and index == self.cursor:
+                rows = [
+                    row.pad_right(max(0, width - row.cell_length)).stylize(cursor) for row in rows
+                ]
+            out += rows
+        return Content("\n").join(out + self._tail)
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return sum(len(rows) for rows in self._rows) + len(self._tail)
+
+    def action_move(self, delta: int) -> None:
+        if self.checks:
+            self.cursor = max(0, min(len(self.checks) - 1, self.cursor + delta))
+
+    def watch_cursor(self) -> None:
+        self.refresh()
+        self._scroll_to_cursor()
+
+    def _scroll_to_cursor(self) -> None:
+        pane = self.parent
+        if not isinstance(pane, Widget) or not self._rows:
+            return
+        top = self.virtual_region.y + self._first_row(self.cursor)
+        height = len(self._rows[self.cursor]) if self.cursor < len(self._rows) else 1
+        pane.scroll_to_region(Region(0, top, 1, height), animate=False, immediate=True)
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def on_click(self, event: Click) -> None:
+        row = 0
+        for index, rows in enumerate(self._rows):
+            if row <= event.y < row + len(rows):
+                self.cursor = index
+                return
+            row += len(rows)
+
+
+class VerificationPane(VerticalScroll, can_focus=False):
+    """Scrolls the check list; the list, not the pane, takes focus (the pane's arrow keys
+    move the cursor)."""
+
     def compose(self) -> ComposeResult:
-        yield Static(id="verification-body")
+        yield CheckList(id="check-list")
 
     def on_mount(self) -> None:
         self.border_title = "verification"
 
-    _shown: Content | None = None
+    @property
+    def list(self) -> CheckList:
+        return self.query_one(CheckList)
+
+    def focused_check(self) -> CheckView | None:
+        """The selected check while the list has focus: what `enter` opens."""
+        check_list = self.list
+        return check_list.selected if check_list.has_focus else None
 
     def show_snapshot(self, snapshot: TaskSnapshot) -> None:
-        content = verification_content(snapshot)
-        if content != self._shown:
-            self._shown = content
-            self.query_one("#verification-body", Static).update(content)
+        self.list.show(snapshot.checks, snapshot.ready)
         self.set_class(snapshot.ready, "-ready")

@@ -1,0 +1,72 @@
+"""Which panes the workbench shows at a terminal size: a pure function of the size, the chosen
+tab and the zoomed pane, so the rules are tested as a table and the screen only applies them.
+
+Wide terminals get three columns over the action log. Under TABS_BELOW columns a column of
+the context would be too thin to read, so one top pane shows at a time, picked from a tab bar,
+with the action log kept below it. `z` zooms one pane to the whole screen at any size. Under
+MIN_WIDTH x MIN_HEIGHT nothing readable fits: a notice says so."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Pane = Literal["context", "memory", "task", "checks", "log"]
+Mode = Literal["columns", "tabs", "too-small"]
+
+# In screen order: the order of the tab bar, the digit keys and Tab's focus chain.
+PANES: tuple[Pane, ...] = ("context", "memory", "task", "checks", "log")
+TABBED: tuple[Pane, ...] = ("context", "memory", "task", "checks")
+WIDGET_ID: dict[Pane, str] = {
+    "context": "context",
+    "memory": "memory",
+    "task": "task-frame",
+    "checks": "verification",
+    "log": "action-log",
+}
+TITLES: dict[Pane, str] = {
+    "context": "context",
+    "memory": "memory",
+    "task": "task",
+    "checks": "verification",
+    "log": "action log",
+}
+TABS_BELOW = 120
+MIN_WIDTH = 60
+MIN_HEIGHT = 20
+
+
+@dataclass(frozen=True)
+class Layout:
+    width: int
+    height: int
+    tab: Pane = "context"  # the top pane shown in tabs mode
+    zoomed: Pane | None = None
+
+    @property
+    def mode(self) -> Mode:
+        if self.width < MIN_WIDTH or self.height < MIN_HEIGHT:
+            return "too-small"
+        return "tabs" if self.width < TABS_BELOW else "columns"
+
+    @property
+    def shown(self) -> frozenset[Pane]:
+        mode = self.mode
+        if mode == "too-small":
+            return frozenset()
+        if self.zoomed is not None:
+            return frozenset({self.zoomed})
+        if mode == "tabs":
+            top: Pane = self.tab if self.tab in TABBED else "context"
+            return frozenset({top, "log"})
+        return frozenset(PANES)
+
+    @property
+    def tab_bar(self) -> bool:
+        return self.mode == "tabs" and self.zoomed is None
+
+    def too_small_text(self) -> str:
+        return (
+            f"terminal too small: {self.width}x{self.height} (need {MIN_WIDTH}x{MIN_HEIGHT})\n"
+            "enlarge the window, or press q to quit"
+        )

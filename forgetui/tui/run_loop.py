@@ -1,0 +1,232 @@
+"""The run loop: run/pause, single step, the step in flight and what follows a recorded step.
+A base of the workbench screen, which owns the state read here and the view reloads.
+
+Run/pause is a flag checked between steps: each executor worker runs exactly one step, and the
+next starts only once the screen shows the last (show_snapshot calls `continue_run`), so
+however fast the engine steps the panes are never more than the step in flight behind."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.timer import Timer
+
+from forgetui.engine.api import FINISHED, human_prompt
+from forgetui.tui.commands import Situation
+from forgetui.tui.config import Settings
+from forgetui.tui.header import Activity, StatusHeader
+from forgetui.tui.messages import (
+    EscalationRaised,
+    ExecutorNotice,
+    StepFailed,
+    StepProgress,
+    StepRecorded,
+    StepStarted,
+)
+from forgetui.tui.operator_commands import OperatorCommands
+from forgetui.tui.snapshot import TaskSnapshot
+
+if TYPE_CHECKING:
+    from forgetui.engine.api import StepEvent
+
+STAGE_REPAINT = 0.2  # seconds between two repaints of the step stage in the header
+
+
+class RunLoop(OperatorCommands):
+    settings: Settings
+    running: bool
+    stage: str
+    _step_started: float
+    _stage_shown: float
+    _awaiting_human: bool
+    _continue_at: int | None  # running: the step to start once the screen shows its previous
+    _quit_after_step: bool
+    _clock: Timer | None
+
+    def request_reload(self, urgent: bool = False) -> None:
+        raise NotImplementedError
+
+    def situation(self) -> Situation | None:
+        """What applies now (the workbench knows the focus and the snapshot)."""
+        raise NotImplementedError
+
+    def continue_run(self, snapshot: TaskSnapshot) -> None:
+        """The screen now shows `snapshot`: start the step a run is waiting on, if it shows the
+        step before. The engine steps in its own process while this view paints, well before
+        the next record can land, so the run does not wait for the paint itself."""
+        if self._continue_at is not None and snapshot.step >= self._continue_at - 1:
+            number, self._continue_at = self._continue_at, None
+            if self.running and self.step_in_flight is None:
+                self._start_step(number)
+
+    def _activity(self) -> Activity:
+        elapsed = None
+        if self.settings.clock and self.step_in_flight is not None:
+            elapsed = time.monotonic() - self._step_started
+        return Activity(
+            self.running, self.step_in_flight, self.stage, elapsed,
+            awaiting_human=self._awaiting_human, unreadable=self.has_class("-broken"),
+        )  # fmt: skip
+
+    def _show_activity(self) -> None:
+        self.query_one(StatusHeader).show_state(self.snapshot, self._activity())
+
+    def _can_step(self) -> bool:
+        now = self.situation()
+        return now is not None and now.can_step
+
+    def action_run_pause(self) -> None:
+        if self.running:
+            self.running = False
+            if self.step_in_flight is not None:
+                self.notify(f"pausing after step {self.step_in_flight} is recorded", markup=False)
+            else:
+                self.release_lock()
+        elif self._can_step():
+            assert self.snapshot is not None
+            self.running = True
+            self._start_step(self.snapshot.next_step)
+        self._show_activity()
+        self.sync_bindings()
+
+    def action_single_step(self) -> None:
+        if self._can_step():
+            assert self.snapshot is not None
+            self.running = False
+            self._start_step(self.snapshot.next_step)
+
+    def _start_step(self, number: int) -> None:
+        """Run step `number`; with the human model, ask for the action first."""
+        if not self.session.human:
+            self._launch_step(number, None)
+            return
+        from forgetui.tui.modals.text_prompt import TextPromptScreen
+
+        phase = self.snapshot.phase if self.snapshot is not None else ""
+        prompt = human_prompt(phase).rstrip().removesuffix("action>")
+
+        def typed(text: str | None) -> None:
+            self._awaiting_human = False
+            if text is not None:
+                self._launch_step(number, text)
+                return
+            self.running = False
+            self._show_activity()
+            self.sync_bindings()
+
+        self._awaiting_human = True
+        self._show_activity()
+        self.app.push_screen(
+            TextPromptScreen(
+                f"Step {number}: you are the model",
+                prompt.rstrip(),
+                "e.g. list_dir path=.",
+                prompt_id="human-action",
+            ),
+            typed,
+        )
+
+    def _launch_step(self, number: int, human_text: str | None) -> None:
+        self.step_in_flight = number
+        self.stage = ""
+        self._step_started = time.monotonic()
+        if self._clock is not None:
+            self._clock.resume()
+        self._show_activity()
+        self.sync_bindings()
+        self.run_one_step(self.step_in_flight, human_text)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="executor")
+    def run_one_step(self, number: int, human_text: str | None) -> None:
+        """ONE engine call; everything it learns goes out as messages."""
+        self.post_message(StepStarted(number))
+        report, notices = self.session.step(self._post_progress, human_text)
+        for notice in notices:
+            self.post_message(ExecutorNotice(notice))
+        self.post_message(StepRecorded(report))
+        if report.escalation is not None and report.status == "escalated":
+            self.post_message(EscalationRaised(report.escalation))
+
+    def _post_progress(self, event: StepEvent) -> None:
+        self.post_message(StepProgress(event))
+
+    @on(StepStarted)
+    def mark_step_started(self, message: StepStarted) -> None:
+        self.step_in_flight = message.step
+        self._show_activity()
+
+    @on(StepProgress)
+    def show_step_stage(self, message: StepProgress) -> None:
+        """Stages of fast steps flash by: repaint for the model call (what the operator waits
+        on) and otherwise at most every STAGE_REPAINT seconds."""
+        self.stage = message.event.stage
+        now = time.monotonic()
+        if self.stage == "model" or now - self._stage_shown >= STAGE_REPAINT:
+            self._stage_shown = now
+            self._show_activity()
+
+    @on(StepRecorded)
+    def continue_or_pause_after_step(self, message: StepRecorded) -> None:
+        """Start the next step while running (the lock stays taken between steps); otherwise
+        the workbench goes idle and lets go of the lock. So does a human model's run while the
+        operator types: that wait has no bound."""
+        report = message.report
+        self._step_done()
+        if self._quit_after_step:
+            self.app.exit()
+            return
+        if report.status in FINISHED or report.status == "escalated":
+            self.running = False
+        if report.status in FINISHED:
+            done = f"task {report.status}"
+            said = report.summary.startswith(done)
+            text = report.summary if said else f"{done}: {report.summary}"
+            self.notify(text, title=f"step {report.step}", markup=False)
+        self.request_reload(urgent=True)
+        if not self.running or self.session.human:
+            self.release_lock()
+        if self.running:
+            # The next step starts once the screen shows this one (show_snapshot): however fast
+            # steps are, the panes are never more than the step in flight behind the log.
+            self._continue_at = report.step + 1
+        self._show_activity()
+        self.sync_bindings()
+
+    def _step_done(self) -> None:
+        self.step_in_flight = None
+        self.stage = ""
+        if self._clock is not None:
+            self._clock.pause()
+
+    @work(thread=True, exit_on_error=False, group="release")
+    def release_lock(self) -> None:
+        """An idle workbench holds no lock: the CLI's answer, memory and run, or a second
+        workbench, may write the task meanwhile. A step launched since is left its lock (the
+        session runs one call at a time, and a step after a release simply reopens)."""
+        if self.step_in_flight is None:
+            self.session.release()
+
+    @on(EscalationRaised)
+    def tell_about_escalation(self, message: EscalationRaised) -> None:
+        self.notify_escalation(message.escalation.question)
+
+    def notify_escalation(self, question: str) -> None:
+        self.notify(
+            f"{question}\npress a to answer", title="Escalated", severity="warning", markup=False
+        )
+
+    @on(ExecutorNotice)
+    def show_executor_notice(self, message: ExecutorNotice) -> None:
+        self.notify(message.text, title="Recovered", severity="warning", markup=False)
+
+    @on(StepFailed)
+    def pause_after_failure(self, message: StepFailed) -> None:
+        self._step_done()
+        self.running = False
+        self.release_lock()
+        self.notify(message.error, title=message.title, severity="error", markup=False)
+        self.request_reload()
+        self._show_activity()
+        self.sync_bindings()
