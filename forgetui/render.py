@@ -4,6 +4,7 @@ or a line per step with a live status line on a terminal."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import time
 from collections.abc import Iterable
@@ -248,4 +249,7 @@ class ConsoleRunOutput:
             )
             for option in escalation.get("options", []):
                 self.console.print(f"  - {option}", markup=False)
-            self.console.print("answer with: forgetui answer TASK TEXT", markup=False)
+            task = shlex.quote(str(final["task"]))
+            self.console.print(  # one line, whatever the width: it is there to be copied
+                f"answer with: forgetui answer {task} TEXT", markup=False, soft_wrap=True
+            )

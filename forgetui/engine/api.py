@@ -66,12 +66,14 @@ from forgetui.engine.yamlio import atomic_write_text, dump_yaml
 if TYPE_CHECKING:
     from forgetui.engine.executor import Executor, StepNotAllowed
     from forgetui.engine.llm import Model
+    from forgetui.engine.llm.factory import model_problem
     from forgetui.engine.runner import RunOutcome, model_for, run, run_steps
 
 _ON_FIRST_USE = {
     "Executor": "forgetui.engine.executor",
     "StepNotAllowed": "forgetui.engine.executor",
     "Model": "forgetui.engine.llm",
+    "model_problem": "forgetui.engine.llm.factory",
     "RunOutcome": "forgetui.engine.runner",
     "model_for": "forgetui.engine.runner",
     "run": "forgetui.engine.runner",
@@ -148,6 +150,7 @@ __all__ = [
     "memory_edit_form",
     "memory_rows",
     "model_for",
+    "model_problem",
     "modify_answer",
     "open_task",
     "parse_limits",

@@ -86,6 +86,7 @@ def run(
         state = folder.load_state()
     final: dict[str, Any] = {
         "final": True,
+        "task": str(folder.path),
         "status": state.status,
         "steps": steps,
         "step": state.step,

@@ -52,6 +52,9 @@ COMMANDS: tuple[Command, ...] = (
             "Change the selected working-memory item's content"),
     Command("limits", "l", "set_limits", "screen", "limits", "Set limits",
             "Set the step or cost limit mid-run: a decision the agent sees", footer=False),
+    Command("model", "m", "choose_model", "screen", "model", "Choose the model",
+            "The model for the steps from the next one on: replay, human or a litellm name",
+            footer=False),
     Command("detail", "enter", "open_detail", "screen", "detail", "Open detail",
             "The selected context section, memory item, check, or log row's step (its result, "
             "the model's answer, the context sent) in full", "enter", priority=True),
@@ -124,6 +127,7 @@ WRITING = frozenset(
         "add_note",
         "edit_memory",
         "set_limits",
+        "choose_model",
     }
 )
 
@@ -163,6 +167,8 @@ def applies(action: str, now: Situation) -> bool:
         return idle and now.memory_selected
     if action in ("add_note", "set_limits"):
         return idle and not now.finished
+    if action == "choose_model":
+        return not now.finished
     if action == "open_detail":
         return now.detail_target
     if action == "earlier_context":
@@ -179,7 +185,8 @@ def why_not(action: str, now: Situation) -> str:
         return ""
     if action in WRITING and now.read_only:
         return "another program is running this task: this workbench only watches"
-    if action in ("run_pause", "single_step", "add_note", "set_limits") and now.finished:
+    finishing = ("run_pause", "single_step", "add_note", "set_limits", "choose_model")
+    if action in finishing and now.finished:
         return "the task is finished"
     if action in ("run_pause", "single_step") and now.escalated:
         return "the agent is waiting for your answer: press a"

@@ -6,6 +6,7 @@ Chatty ones (progress, file changes, snapshots) replace a queued predecessor of 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -111,6 +112,16 @@ class LogTailLoaded(Message):
 
     count: int
     rows: tuple[LogRow, ...]
+
+
+@dataclass
+class ModelChosen(Message):
+    """The session runs the steps from the next one on with `spec`; `then` continues what the
+    choice was asked for (a step or a run waiting on a model)."""
+
+    text: str
+    spec: str
+    then: Callable[[], None] | None = None
 
 
 @dataclass

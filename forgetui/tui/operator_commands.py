@@ -5,6 +5,7 @@ owns the state these read (the snapshot, the step in flight) and the reload they
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from textual import on, work
 
@@ -12,6 +13,7 @@ from forgetui.engine.api import ForgeError, parse_limits
 from forgetui.tui.arranged import ArrangedScreen
 from forgetui.tui.messages import (
     DetailLoaded,
+    ModelChosen,
     OperatorDone,
     SavedContextLoaded,
     StepFailed,
@@ -113,6 +115,45 @@ class OperatorCommands(ArrangedScreen):
             ),
             self._note_typed,
         )
+
+    def action_choose_model(self) -> None:
+        self.choose_model()
+
+    def choose_model(self, reason: str = "", then: Callable[[], None] | None = None) -> None:
+        """Ask which model runs the next steps; `reason` says why it is asked (none can run)."""
+        from forgetui.tui.modals.text_prompt import TextPromptScreen
+
+        current = self.snapshot.model if self.snapshot is not None else ""
+        explanation = (
+            f"{reason}\n\n" if reason else ""
+        ) + (
+            f"Now: {current}. From the next step on: replay (the task's replay.yaml), "
+            "replay:PATH, human (you type each action), or a litellm model name such as "
+            "openai/gpt-4o-mini or ollama/llama3 (with the --api-base you started with). "
+            "API keys come from your environment."
+        )  # fmt: skip
+
+        def typed(text: str | None) -> None:
+            if text is not None and text.strip():
+                self.set_model(text.strip(), then)
+
+        screen = TextPromptScreen("Model", explanation, current, prompt_id="model-prompt")
+        self.app.push_screen(screen, typed)
+
+    @work(thread=True, exit_on_error=False, group="operator")
+    def set_model(self, spec: str, then: Callable[[], None] | None) -> None:
+        said = self.session.set_model(spec)  # a name that cannot run fails here, reported
+        self.reader.model = spec
+        self.post_message(ModelChosen(said, spec, then))
+
+    @on(ModelChosen)
+    def model_chosen(self, message: ModelChosen) -> None:
+        self.notify(message.text, timeout=3, markup=False)
+        if self.snapshot is not None:  # the next load agrees; a step may start before it
+            self.snapshot = replace(self.snapshot, model=message.spec, model_problem=None)
+        self.request_reload()
+        if message.then is not None:
+            message.then()
 
     def action_set_limits(self) -> None:
         from forgetui.tui.modals.text_prompt import TextPromptScreen

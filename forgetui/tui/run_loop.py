@@ -8,6 +8,7 @@ however fast the engine steps the panes are never more than the step in flight b
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -84,7 +85,7 @@ class RunLoop(OperatorCommands):
                 self.notify(f"pausing after step {self.step_in_flight} is recorded", markup=False)
             else:
                 self.release_lock()
-        elif self._can_step():
+        elif self._can_step() and not self._model_first(self.action_run_pause):
             assert self.snapshot is not None
             self.running = True
             self._start_step(self.snapshot.next_step)
@@ -92,10 +93,19 @@ class RunLoop(OperatorCommands):
         self.sync_bindings()
 
     def action_single_step(self) -> None:
-        if self._can_step():
+        if self._can_step() and not self._model_first(self.action_single_step):
             assert self.snapshot is not None
             self.running = False
             self._start_step(self.snapshot.next_step)
+
+    def _model_first(self, then: Callable[[], None]) -> bool:
+        """A task no model can run yet (a new one without a replay script) asks for one, then
+        goes on with the step or run; True if it asked."""
+        snap = self.snapshot
+        if snap is None or snap.model_problem is None:
+            return False
+        self.choose_model(f"No model can run this task yet: {snap.model_problem}.", then)
+        return True
 
     def _start_step(self, number: int) -> None:
         """Run step `number`; with the human model, ask for the action first."""

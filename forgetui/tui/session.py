@@ -52,6 +52,7 @@ class Session(Protocol):
     def edit(self, ref: str, content: str) -> str: ...
     def note(self, text: str) -> str: ...
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str: ...
+    def set_model(self, spec: str) -> str: ...
     def release(self) -> None: ...
     def close(self) -> None: ...
 
@@ -128,6 +129,18 @@ class StepSession:
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
         with self._lock:
             return f"limits set: {api.set_limits(self.folder, max_steps, max_cost).answer}"
+
+    def set_model(self, spec: str) -> str:
+        """The model for the steps from the next one on: built now, so a name that cannot run
+        is refused here rather than at the step."""
+        with self._lock:
+            model = None if spec == HUMAN else api.model_for(self.folder, spec, self.api_base)
+            self.model_spec = spec
+            if model is not None:
+                self._base_model = model
+                if self._executor is not None:
+                    self._executor.model = model
+            return f"model {spec} from the next step"
 
     def release(self) -> None:
         """Close the executor, releasing the task lock, while the workbench is idle; the next
@@ -241,6 +254,11 @@ class EngineProcess:
 
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
         return str(self._call("set_limits", max_steps, max_cost))
+
+    def set_model(self, spec: str) -> str:
+        said = str(self._call("set_model", spec))
+        self.model_spec = spec  # `human` is asked here, in the UI process
+        return said
 
     def release(self) -> None:
         """Have the child release the task lock but stay alive: starting Python and the engine's

@@ -137,6 +137,7 @@ class TaskSnapshot:
     approval: str = "auto"
     recent: tuple[LogRow, ...] = field(default_factory=tuple)
     model: str = ""  # the model steps run with: the override, else the task's, else replay
+    model_problem: str | None = None  # why the model cannot run a step here (no replay script)
 
     @property
     def next_step(self) -> int:
@@ -222,6 +223,7 @@ class TaskReader:
             and not self.owns_lock(holder_info.pid)
         ):
             holder = LockHolder(holder_info.pid, holder_info.command)
+        model = self.model or spec.model or "replay"  # api.model_for's own fallback
         return TaskSnapshot(
             task_id=spec.id,
             task_type=spec.task_type,
@@ -245,7 +247,8 @@ class TaskReader:
             holder=holder,
             approval=spec.approval,
             recent=tuple(row for row in tail if row.done)[-3:],
-            model=self.model or spec.model or "replay",  # api.model_for's own fallback
+            model=model,
+            model_problem=api.model_problem(model, folder.path),
         )
 
     def _preview(self, state: TaskState) -> ContextView:

@@ -15,17 +15,20 @@ NAVIGATION = {"zoom", "show_pane", "filter_log", "goto_step"}  # looking around:
     ("situation", "expected"),
     [
         # paused between steps, nothing selected: run, step, note, earlier contexts
-        (IDLE, {"run_pause", "single_step", "add_note", "set_limits", "earlier_context"}),
+        (IDLE, {"run_pause", "single_step", "add_note", "set_limits", "earlier_context",
+                "choose_model"}),
         # a fresh task: no earlier context to page to
-        (Situation(step=0), {"run_pause", "single_step", "add_note", "set_limits"}),
-        # running back to back: only pause (and paging) apply
-        (Situation(step=3, running=True, busy=True), {"run_pause", "earlier_context"}),
+        (Situation(step=0), {"run_pause", "single_step", "add_note", "set_limits",
+                             "choose_model"}),
+        # running back to back: only pause, paging and the next steps' model apply
+        (Situation(step=3, running=True, busy=True),
+         {"run_pause", "earlier_context", "choose_model"}),
         # escalated: answer, not step; memory may still be changed
         (
             Situation(step=3, escalated=True, memory_selected=True),
             {
                 "answer", "toggle_pin", "evict", "edit_memory", "add_note", "set_limits",
-                "earlier_context",
+                "earlier_context", "choose_model",
             },
         ),
         # finished: nothing that steps or notes
@@ -38,14 +41,15 @@ NAVIGATION = {"zoom", "show_pane", "filter_log", "goto_step"}  # looking around:
         # looking at the context sent at step 1: later applies, earlier does not
         (
             Situation(step=3, context_step=1),
-            {"run_pause", "single_step", "add_note", "set_limits", "later_context"},
+            {"run_pause", "single_step", "add_note", "set_limits", "later_context",
+             "choose_model"},
         ),
         # a selected memory item while paused
         (
             Situation(step=3, memory_selected=True, detail_target=True),
             {
                 "run_pause", "single_step", "add_note", "set_limits", "earlier_context",
-                "toggle_pin", "evict", "edit_memory", "open_detail",
+                "toggle_pin", "evict", "edit_memory", "open_detail", "choose_model",
             },
         ),
     ],

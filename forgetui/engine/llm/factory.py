@@ -56,3 +56,20 @@ def _replay_script(spec: str, task_dir: Path | None, sample_replay: Path | None)
         "the replay model needs a script: this task has no replay.yaml; "
         "pass --model replay:PATH, human, or a litellm model string"
     )
+
+
+def model_problem(spec: str | None, task_dir: Path | None) -> str | None:
+    """Why `spec` could not run a step here (a replay model without a script, a malformed
+    name), found without building the model: the workbench asks for another one first."""
+    spec = (spec or DEFAULT_MODEL).strip()
+    if spec == "human":
+        return None
+    if spec == "replay" or spec.startswith("replay:"):
+        try:
+            script = _replay_script(spec, task_dir, None)
+        except ForgeError as exc:
+            return exc.message
+        return None if script.is_file() else f"the replay script {script} does not exist"
+    if not spec or any(char.isspace() for char in spec):
+        return f"not a model name: {spec!r}"
+    return None
