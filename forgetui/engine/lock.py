@@ -11,6 +11,7 @@ import shlex
 import socket
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,22 @@ from forgetui.engine.errors import LockHeldError
 
 _ATTEMPTS = 20
 _HELD_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def _removers_take_turns(folder: Path) -> Iterator[None]:
+    """An exclusive flock on the folder's own descriptor, where the platform has flock."""
+    try:
+        import fcntl
+    except ImportError:  # no flock: the identity check alone
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the flock
 
 
 class LockInfo(BaseModel):
@@ -219,18 +236,15 @@ class TaskLock:
             return None, identity
 
     def _remove_stale(self, identity: tuple[int, int]) -> None:
-        """Remove the stale lock we read, and nothing else: rename it aside, then check it is
-        the same file. If another process replaced it meanwhile, put that one back."""
-        aside = self.folder / f".lock.stale.{os.getpid()}.{os.urandom(4).hex()}"
-        try:
-            os.rename(self.path, aside)
-        except FileNotFoundError:
-            return
-        try:
-            stat = os.stat(aside)
-            if (stat.st_dev, stat.st_ino) != identity:
-                # If that fails, a third process already holds a newer lock.
-                with contextlib.suppress(FileExistsError):
-                    os.link(aside, self.path)
-        finally:
-            aside.unlink(missing_ok=True)
+        """Remove the stale lock we read, and nothing else. Removers take turns (an flock on
+        the task folder itself, so no file is left behind): without it, one remover could
+        move aside a lock another remover had just taken, and a third could then take it too,
+        leaving two writers. Under the turn, the lock still being the file we judged stale is
+        enough: lock files are never rewritten in place, and a dead holder releases nothing."""
+        with _removers_take_turns(self.folder):
+            try:
+                stat = os.stat(self.path)
+            except FileNotFoundError:
+                return
+            if (stat.st_dev, stat.st_ino) == identity:
+                self.path.unlink(missing_ok=True)
