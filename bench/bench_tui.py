@@ -411,7 +411,7 @@ def main() -> int:
     rows.append(("a step's record to its row on screen, running", ms(p50), ms(p95),
                  str(len(lags)), f"max {ms(max(lags))}; {lag_records} records"))  # fmt: skip
     rows.append(("  ... most records the screen was behind", str(behind), "", "",
-                 "2: one step (coalesced)"))  # fmt: skip
+                 "the next step waits for the screen"))  # fmt: skip
     p50, p95 = percentiles(visible)
     rows.append(("new action visible after it is written", ms(p50), ms(p95), str(len(visible)),
                  "p95 < 150 ms"))  # fmt: skip

@@ -54,9 +54,8 @@ class RunLoop(OperatorCommands):
         raise NotImplementedError
 
     def continue_run(self, snapshot: TaskSnapshot) -> None:
-        """The screen now shows `snapshot`: start the step a run is waiting on, if it shows the
-        step before. The engine steps in its own process while this view paints, well before
-        the next record can land, so the run does not wait for the paint itself."""
+        """The screen now shows `snapshot` (called after its paint): start the step a run is
+        waiting on, if the snapshot shows the step before."""
         if self._continue_at is not None and snapshot.step >= self._continue_at - 1:
             number, self._continue_at = self._continue_at, None
             if self.running and self.step_in_flight is None:

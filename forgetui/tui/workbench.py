@@ -202,7 +202,6 @@ class WorkbenchScreen(RunLoop):
         snapshot = message.snapshot
         first = self.snapshot is None
         self.snapshot = snapshot
-        self.continue_run(snapshot)
         self.query_one(TaskFramePane).show_snapshot(snapshot)
         self.query_one(VerificationPane).show_snapshot(snapshot)
         self.query_one(MemoryPane).show_rows(snapshot.memory)
@@ -222,6 +221,8 @@ class WorkbenchScreen(RunLoop):
         self.sync_bindings()
         if first and snapshot.escalation is not None and not snapshot.read_only:
             self.notify_escalation(snapshot.escalation.question)
+        # once this view is on screen: a run's next step never gets ahead of what it shows
+        self.call_after_refresh(self.continue_run, snapshot)
 
     @on(LogWindowNeeded)
     def fetch_log_rows(self, message: LogWindowNeeded) -> None:
