@@ -21,7 +21,7 @@ from forgetui.engine.context import CompiledContext, compile_context, context_in
 from forgetui.engine.diff import DiffEntry, context_diff
 from forgetui.engine.errors import EXIT_OK, ForgeError, first_error
 from forgetui.engine.lock import LockInfo
-from forgetui.engine.memory import EditForm, Leaving, Shape, leaving, parse_edit
+from forgetui.engine.memory import EditForm, Leaving, Shape, WorkingMemory, leaving, parse_edit
 from forgetui.engine.operator import (
     add_note,
     answer,
@@ -124,6 +124,7 @@ __all__ = [
     "TaskSpec",
     "TaskState",
     "Verification",
+    "WorkingMemory",
     "add_note",
     "answer",
     "atomic_write_text",
@@ -209,19 +210,25 @@ def lock_holder(folder: TaskFolder) -> LockInfo | None:
 
 
 def preview_context(
-    folder: TaskFolder, model: str | None = None, state: TaskState | None = None
+    folder: TaskFolder,
+    model: str | None = None,
+    state: TaskState | None = None,
+    memory: WorkingMemory | None = None,
 ) -> CompiledContext:
     """What the next step will send. Reads only; safe to call at any time."""
-    return compile_context(context_inputs(folder, model, state))
+    return compile_context(context_inputs(folder, model, state, memory))
 
 
 def leaving_context(
-    folder: TaskFolder, ctx: CompiledContext, state: TaskState | None = None
+    folder: TaskFolder,
+    ctx: CompiledContext,
+    state: TaskState | None = None,
+    memory: WorkingMemory | None = None,
 ) -> list[Leaving]:
     """What the next step takes out of the context `ctx` previews, and why, in the words its
     diff will use: expiry, the section budget, FIFO at max_items. Reads only."""
     state = state or folder.load_state()
-    return leaving(folder.load_memory(), state.next_step, set(ctx.memory_refs))
+    return leaving(memory or folder.load_memory(), state.next_step, set(ctx.memory_refs))
 
 
 def parse_memory_edit(text: str, shape: Shape) -> str | dict[str, Any] | list[Any]:

@@ -27,6 +27,7 @@ from forgetui.engine.api import (
     Plan,
     RecordDetail,
     TaskState,
+    WorkingMemory,
 )
 
 Level = Literal["ok", "warn", "over"]
@@ -206,12 +207,13 @@ class TaskReader:
             CriterionView(text, _all_passing(by_criterion.get(text, [])))
             for text in spec.success_criteria
         )
-        memory_view = tuple(api.memory_rows(folder, state))
+        memory = folder.load_memory()  # read once: the rows, the preview and what leaves
+        memory_view = tuple(api.memory_rows(folder, state, memory))
         context: ContextView | None = None
         context_error: str | None = None
         if not state.finished:
             try:
-                context = self._preview(state)
+                context = self._preview(state, memory)
             except ForgeError as exc:
                 context_error = exc.message
         count, tail = self._log_tail()
@@ -251,8 +253,8 @@ class TaskReader:
             model_problem=api.model_problem(model, folder.path),
         )
 
-    def _preview(self, state: TaskState) -> ContextView:
-        ctx = api.preview_context(self.folder, self.model, state)
+    def _preview(self, state: TaskState, memory: WorkingMemory) -> ContextView:
+        ctx = api.preview_context(self.folder, self.model, state, memory)
         return ContextView(
             step=state.next_step,
             saved=False,
@@ -264,7 +266,7 @@ class TaskReader:
             max_tokens=ctx.max_tokens,
             messages=tuple((m["role"], m["content"]) for m in ctx.messages),
             over_budget=tuple(ctx.over_budget),
-            leaving=tuple(api.leaving_context(self.folder, ctx, state)),
+            leaving=tuple(api.leaving_context(self.folder, ctx, state, memory)),
         )
 
     def saved_context(self, step: int) -> ContextView:

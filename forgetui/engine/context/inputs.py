@@ -81,9 +81,13 @@ def effective_phase(folder: TaskFolder, state: TaskState) -> str:
 
 
 def context_inputs(
-    folder: TaskFolder, model: str | None = None, state: TaskState | None = None
+    folder: TaskFolder,
+    model: str | None = None,
+    state: TaskState | None = None,
+    memory: WorkingMemory | None = None,
 ) -> ContextInputs:
-    """Everything the next step's context is compiled from, read from disk."""
+    """Everything the next step's context is compiled from, read from disk (or given: a
+    reader that already holds state and memory does not read them again)."""
     state = state or folder.load_state()
     phase = effective_phase(folder, state)
     if phase != state.phase:
@@ -91,7 +95,7 @@ def context_inputs(
     return ContextInputs(
         spec=folder.spec,
         state=state,
-        memory=folder.load_memory(),
+        memory=memory or folder.load_memory(),
         recent=folder.log.last_results(RECENT_RESULTS),
         workspace=folder.workspace,
         model=model or folder.spec.model,

@@ -9,15 +9,13 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.events import Click
 from textual.message import Message
-from textual.reactive import reactive
-from textual.widget import Widget
 from textual.widgets import Static
 
 from forgetui.engine.api import MemoryRow
+from forgetui.tui.panes.cursor_list import CursorList
 
 # (heading, width); the summary column (width 0) takes what is left
 COLUMNS: tuple[tuple[str, int], ...] = (
@@ -69,39 +67,25 @@ def _line(cells: list[str], width: int) -> str:
     return " ".join(out)
 
 
-class MemoryList(Widget, can_focus=True):
+class MemoryList(CursorList[MemoryRow]):
     """The rows, with a cursor; the cursor stays on its item (by ref) across refreshes."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"memory--header", "memory--cursor", "memory--hidden"}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move(-1)", "up", show=False),
-        Binding("down", "move(1)", "down", show=False),
-        Binding("home", "move(-1000)", "first", show=False),
-        Binding("end", "move(1000)", "last", show=False),
-    ]
-
-    cursor: reactive[int] = reactive(0)
 
     class CursorMoved(Message):
         """The selected item changed (what applies to it may have)."""
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.rows: tuple[MemoryRow, ...] = ()
+    @staticmethod
+    def key_of(item: MemoryRow) -> str:
+        return item.ref
 
     @property
-    def selected(self) -> MemoryRow | None:
-        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+    def rows(self) -> tuple[MemoryRow, ...]:
+        return self.items
 
     def set_rows(self, rows: tuple[MemoryRow, ...]) -> None:
-        previous = self.selected
-        grew = len(rows) != len(self.rows)
-        self.rows = rows
-        refs = [row.ref for row in rows]
-        if previous is not None and previous.ref in refs:
-            self.cursor = refs.index(previous.ref)
-        else:
-            self.cursor = max(0, min(self.cursor, len(rows) - 1))
+        grew = len(rows) != len(self.items)
+        self.replace_items(rows)
         self.refresh(layout=grew)
         self.post_message(self.CursorMoved())
 
@@ -125,19 +109,9 @@ class MemoryList(Widget, can_focus=True):
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
         return len(self.rows) + 1
 
-    def action_move(self, delta: int) -> None:
-        if self.rows:
-            self.cursor = max(0, min(len(self.rows) - 1, self.cursor + delta))
-
     def watch_cursor(self) -> None:
         self.refresh()
         self.post_message(self.CursorMoved())
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
 
     def on_click(self, event: Click) -> None:
         if 1 <= event.y <= len(self.rows):

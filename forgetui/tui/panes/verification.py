@@ -10,15 +10,14 @@ import re
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.events import Click
 from textual.geometry import Region
-from textual.reactive import reactive
 from textual.widget import Widget
 
 from forgetui.tui.markup import fmt
+from forgetui.tui.panes.cursor_list import CursorList
 from forgetui.tui.snapshot import CheckView, TaskSnapshot
 
 # A test runner's timing ("1 passed in 1.55s") changes on every run and says nothing about
@@ -61,49 +60,39 @@ def verification_content(snapshot: TaskSnapshot) -> Content:
     return Content("\n").join(out + ready_lines(snapshot.ready))
 
 
-class CheckList(Widget, can_focus=True):
+class CheckList(CursorList[CheckView]):
     """The checks with a cursor, then the ready line. Lines never wrap, so each check's rows
     sit at a known height and the pane can scroll the cursor into view."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"checks--cursor"}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move(-1)", "up", show=False),
-        Binding("down", "move(1)", "down", show=False),
-        Binding("home", "move(-1000)", "first", show=False),
-        Binding("end", "move(1000)", "last", show=False),
-    ]
-
-    cursor: reactive[int] = reactive(0)
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.checks: tuple[CheckView, ...] = ()
+        super().__init__(**kwargs)
         self.ready = False
         self._shown = False  # nothing until the first snapshot
         self._rows: list[list[Content]] = []  # per check, its rows
         self._tail: list[Content] = []  # the rows after the checks
 
+    @staticmethod
+    def key_of(item: CheckView) -> str:
+        return item.name
+
     @property
-    def selected(self) -> CheckView | None:
-        return self.checks[self.cursor] if 0 <= self.cursor < len(self.checks) else None
+    def checks(self) -> tuple[CheckView, ...]:
+        return self.items
 
     def show(self, checks: tuple[CheckView, ...], ready: bool) -> None:
         """New checks; the cursor stays on its check (by name). A no-op when nothing changed:
         this runs at every snapshot."""
-        if self._shown and checks == self.checks and ready == self.ready:
+        if self._shown and checks == self.items and ready == self.ready:
             return
-        previous = self.selected
-        self.checks, self.ready, self._shown = checks, ready, True
+        self.ready, self._shown = ready, True
         width = max((len(check.name) for check in checks), default=0)
         self._rows = [check_lines(check, width) for check in checks]
         self._tail = ready_lines(ready)
         if not checks:
             self._tail = [fmt("[$text-muted](this task defines no checks)[/]"), *self._tail]
-        names = [check.name for check in checks]
-        if previous is not None and previous.name in names:
-            self.cursor = names.index(previous.name)
-        else:
-            self.cursor = max(0, min(self.cursor, len(checks) - 1))
+        self.replace_items(checks)
         self.refresh(layout=True)
 
     def _first_row(self, index: int) -> int:
@@ -125,10 +114,6 @@ class CheckList(Widget, can_focus=True):
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
         return sum(len(rows) for rows in self._rows) + len(self._tail)
 
-    def action_move(self, delta: int) -> None:
-        if self.checks:
-            self.cursor = max(0, min(len(self.checks) - 1, self.cursor + delta))
-
     def watch_cursor(self) -> None:
         self.refresh()
         self._scroll_to_cursor()
@@ -140,12 +125,6 @@ class CheckList(Widget, can_focus=True):
         top = self.virtual_region.y + self._first_row(self.cursor)
         height = len(self._rows[self.cursor]) if self.cursor < len(self._rows) else 1
         pane.scroll_to_region(Region(0, top, 1, height), animate=False, immediate=True)
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
 
     def on_click(self, event: Click) -> None:
         row = 0
