@@ -90,6 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("task")
     p.add_argument("text")
 
+    p = sub.add_parser(
+        "accept-task-change", help="accept an edited task.yaml, so steps run again (logged)"
+    )
+    p.add_argument("task")
+
     p = sub.add_parser("limits", help="set the step or cost limit mid-run")
     p.add_argument("task")
     p.add_argument("--max-steps", type=int)
@@ -315,6 +320,17 @@ def _cmd_limits(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_accept_task_change(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+
+    folder = api.open_task(args.task)
+    change = api.task_change(folder)
+    if change is not None and change.diff:
+        sys.stdout.write(change.diff if change.diff.endswith("\n") else change.diff + "\n")
+    print(api.accept_task_change(folder))
+    return EXIT_OK
+
+
 _HANDLERS = {
     "init": _cmd_init,
     "runs": _cmd_runs,
@@ -326,4 +342,5 @@ _HANDLERS = {
     "run": _cmd_run,
     "answer": _cmd_answer,
     "limits": _cmd_limits,
+    "accept-task-change": _cmd_accept_task_change,
 }

@@ -23,6 +23,7 @@ from forgetui.engine.errors import EXIT_OK, ForgeError, first_error
 from forgetui.engine.lock import LockInfo
 from forgetui.engine.memory import EditForm, Leaving, Shape, WorkingMemory, leaving, parse_edit
 from forgetui.engine.operator import (
+    accept_task_change,
     add_note,
     answer,
     edit_memory,
@@ -46,6 +47,7 @@ from forgetui.engine.samples import find_sample, init_sample
 from forgetui.engine.state import FINISHED, Escalation, TaskState, Verification
 from forgetui.engine.store import CheckOutput, TaskFolder
 from forgetui.engine.task import Check, Plan, TaskSpec
+from forgetui.engine.task_seal import TaskChange, pending_change
 from forgetui.engine.views import (
     IN_FLIGHT,
     INTERRUPTED,
@@ -120,11 +122,13 @@ __all__ = [
     "StepEvent",
     "StepNotAllowed",
     "StepReport",
+    "TaskChange",
     "TaskFolder",
     "TaskSpec",
     "TaskState",
     "Verification",
     "WorkingMemory",
+    "accept_task_change",
     "add_note",
     "answer",
     "atomic_write_text",
@@ -170,6 +174,7 @@ __all__ = [
     "set_limits",
     "shown_in_workbench",
     "status",
+    "task_change",
     "to_prune",
 ]
 
@@ -256,7 +261,14 @@ def status(folder: TaskFolder) -> dict[str, Any]:
         "step": state.step,
         "verification": verification_json(state.verification),
         "pending_escalation": escalation_json(state.pending_escalation),
+        "task_changed": change.to_json() if (change := task_change(folder, state)) else None,
     }
+
+
+def task_change(folder: TaskFolder, state: TaskState | None = None) -> TaskChange | None:
+    """task.yaml's change since the operator accepted it, if any: no step runs until
+    `accept_task_change`."""
+    return pending_change(folder.path, state or folder.load_state())
 
 
 def log_entries(folder: TaskFolder, tail: int | None = None) -> Iterator[dict[str, Any]]:

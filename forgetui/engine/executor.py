@@ -10,10 +10,11 @@ order crash recovery depends on."""
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable
 
-from forgetui.engine import guards, policy
+from forgetui.engine import guards, policy, task_seal
 from forgetui.engine import memory as wm
 from forgetui.engine.actions import (
     CONTROL_ACTIONS,
@@ -99,10 +100,27 @@ class Executor:
             notices.append(torn.describe())
         repaired, resync = recover(self.folder)
         notices.extend(repaired)
+        notices.extend(self._sealed())
         if resync:
             self._sync_model()
         self.notices = notices
         return notices
+
+    def _sealed(self) -> list[str]:
+        """A task laid out before task.yaml was sealed is sealed now, as it stands; a sealed
+        one must still match its seal."""
+        state = self.folder.load_state()
+        if state.task_sha256 is not None:
+            task_seal.refuse_if_changed(self.folder.path, state, shlex.quote(str(self.folder.path)))
+            return []
+        sealed, record = task_seal.accepted(self.folder.path, state)
+        self.folder.save_state(sealed)
+        if record is not None:
+            self.folder.log.append(record)
+        return [
+            "task.yaml sealed: a later change to it stops the run until the operator "
+            "accepts it (forgetui accept-task-change)"
+        ]
 
     def settle(self) -> None:
         """A run loop ended: a task left "running" is paused."""
@@ -139,6 +157,7 @@ class Executor:
         if not self._opened:
             self.open()
         state = self.folder.load_state()
+        task_seal.refuse_if_changed(self.folder.path, state, shlex.quote(str(self.folder.path)))
         if state.finished:
             raise StepNotAllowed(f"task is {state.status}; nothing to step")
         if state.pending_escalation is not None:

@@ -10,16 +10,17 @@ from typing import Any
 import yaml
 
 from forgetui.engine import memory as wm
-from forgetui.engine import policy
+from forgetui.engine import policy, task_seal
 from forgetui.engine.answers import Takeover, first_word, resolution_for, takeover_for
 from forgetui.engine.catalog import PHASES
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.records import OperatorRecord
 from forgetui.engine.state import Decision, Escalation, FoldedDecisions, Resolution, TaskState
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.store import TASK_FILE, TaskFolder
+from forgetui.engine.task import TaskSpec
 from forgetui.engine.views import memory_summary
-from forgetui.engine.yamlio import atomic_write_text, dump_yaml
+from forgetui.engine.yamlio import atomic_write_text, dump_yaml, load_model
 
 MemoryChange = Callable[[wm.WorkingMemory], tuple[wm.WorkingMemory, str]]
 
@@ -158,6 +159,20 @@ def set_limits(folder: TaskFolder, max_steps: int | None, max_cost_usd: float | 
             )
         )  # fmt: skip
     return decision
+
+
+def accept_task_change(folder: TaskFolder) -> str:
+    """Accept task.yaml as it is now (the operator reviewed it): steps run again, with the new
+    task. Returns what was accepted, as the log records it."""
+    with folder.lock:
+        state = folder.load_state()
+        new_state, record = task_seal.accepted(folder.path, state)
+        if record is None:
+            return "task.yaml is unchanged since it was accepted: nothing to accept"
+        folder.spec = load_model(folder.path / TASK_FILE, TaskSpec)
+        folder.save_state(new_state)
+        folder.log.append(record)
+        return record.text or ""
 
 
 def _decision_summary(pending: Escalation, resolution: Resolution | None, text: str) -> str:

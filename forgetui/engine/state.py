@@ -172,6 +172,9 @@ class TaskState(Strict):
     extra_cost_usd: float = 0.0
     max_steps: int | None = None  # set by the operator mid-run: replaces the task's limit
     max_cost_usd: float | None = None
+    # sha256 of the task.yaml the operator accepted (forgetui/engine/task_seal.py): a step
+    # never runs on another one. None only in tasks laid out before sealing existed.
+    task_sha256: str | None = None
     updated_at: str | None = None
 
     @property

@@ -20,6 +20,7 @@ from forgetui.engine.lock import TaskLock
 from forgetui.engine.memory import WorkingMemory
 from forgetui.engine.state import TaskState
 from forgetui.engine.task import TaskSpec
+from forgetui.engine.task_seal import seal_new
 from forgetui.engine.yamlio import (
     atomic_write_bytes,
     atomic_write_text,
@@ -343,6 +344,7 @@ def _lay_out(directory: Path, spec: TaskSpec, memory: WorkingMemory | None) -> N
     state = TaskState(
         task_id=spec.id, phase=spec.initial_phase, plan=spec.plan, updated_at=now_iso()
     )
+    state = seal_new(directory, state)
     atomic_write_text(directory / STATE_FILE, dump_model(state))
 
 

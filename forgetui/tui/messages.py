@@ -115,6 +115,14 @@ class LogTailLoaded(Message):
 
 
 @dataclass
+class TaskChangeAccepted(Message):
+    """The operator accepted the edited task.yaml; `then` is the step or run that waited."""
+
+    text: str
+    then: Callable[[], None]
+
+
+@dataclass
 class ModelChosen(Message):
     """The session runs the steps from the next one on with `spec`; `then` continues what the
     choice was asked for (a step or a run waiting on a model)."""

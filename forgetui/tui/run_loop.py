@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -25,6 +26,7 @@ from forgetui.tui.messages import (
     StepProgress,
     StepRecorded,
     StepStarted,
+    TaskChangeAccepted,
 )
 from forgetui.tui.operator_commands import OperatorCommands
 from forgetui.tui.snapshot import TaskSnapshot
@@ -84,7 +86,7 @@ class RunLoop(OperatorCommands):
                 self.notify(f"pausing after step {self.step_in_flight} is recorded", markup=False)
             else:
                 self.release_lock()
-        elif self._can_step() and not self._model_first(self.action_run_pause):
+        elif self._can_step() and not self._reviewed_first(self.action_run_pause):
             assert self.snapshot is not None
             self.running = True
             self._start_step(self.snapshot.next_step)
@@ -92,10 +94,39 @@ class RunLoop(OperatorCommands):
         self.sync_bindings()
 
     def action_single_step(self) -> None:
-        if self._can_step() and not self._model_first(self.action_single_step):
+        if self._can_step() and not self._reviewed_first(self.action_single_step):
             assert self.snapshot is not None
             self.running = False
             self._start_step(self.snapshot.next_step)
+
+    def _reviewed_first(self, then: Callable[[], None]) -> bool:
+        """What a step needs first, asked before it: the operator's review of a changed
+        task.yaml, then a model; True if it asked (`then` goes on once it is settled)."""
+        snap = self.snapshot
+        if snap is None or snap.task_change is None:
+            return self._model_first(then)
+        from forgetui.tui.modals.task_change import TaskChangeScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.accept_task_change(then)
+
+        self.app.push_screen(TaskChangeScreen(snap.task_change), answered)
+        return True
+
+    @work(thread=True, exit_on_error=False, group="operator")
+    def accept_task_change(self, then: Callable[[], None]) -> None:
+        said = self.session.accept_task_change()
+        self.reader.reopen()
+        self.post_message(TaskChangeAccepted(said, then))
+
+    @on(TaskChangeAccepted)
+    def task_change_accepted(self, message: TaskChangeAccepted) -> None:
+        self.notify(message.text, timeout=3, markup=False)
+        if self.snapshot is not None:  # the next load agrees; the step may start before it
+            self.snapshot = replace(self.snapshot, task_change=None)
+        self.request_reload()
+        message.then()
 
     def _model_first(self, then: Callable[[], None]) -> bool:
         """A task no model can run yet (a new one without a replay script) asks for one, then

@@ -53,6 +53,7 @@ class Session(Protocol):
     def note(self, text: str) -> str: ...
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str: ...
     def set_model(self, spec: str) -> str: ...
+    def accept_task_change(self) -> str: ...
     def release(self) -> None: ...
     def close(self) -> None: ...
 
@@ -129,6 +130,10 @@ class StepSession:
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
         with self._lock:
             return f"limits set: {api.set_limits(self.folder, max_steps, max_cost).answer}"
+
+    def accept_task_change(self) -> str:
+        with self._lock:
+            return api.accept_task_change(self.folder)
 
     def set_model(self, spec: str) -> str:
         """The model for the steps from the next one on: built now, so a name that cannot run
@@ -254,6 +259,9 @@ class EngineProcess:
 
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
         return str(self._call("set_limits", max_steps, max_cost))
+
+    def accept_task_change(self) -> str:
+        return str(self._call("accept_task_change"))
 
     def set_model(self, spec: str) -> str:
         said = str(self._call("set_model", spec))

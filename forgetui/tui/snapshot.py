@@ -26,6 +26,7 @@ from forgetui.engine.api import (
     MemoryRow,
     Plan,
     RecordDetail,
+    TaskChange,
     TaskState,
     WorkingMemory,
 )
@@ -139,6 +140,7 @@ class TaskSnapshot:
     recent: tuple[LogRow, ...] = field(default_factory=tuple)
     model: str = ""  # the model steps run with: the override, else the task's, else replay
     model_problem: str | None = None  # why the model cannot run a step here (no replay script)
+    task_change: TaskChange | None = None  # task.yaml edited since accepted: no step runs
 
     @property
     def next_step(self) -> int:
@@ -175,6 +177,11 @@ class TaskReader:
     @property
     def path(self) -> Path:
         return self.folder.path
+
+    def reopen(self) -> None:
+        """Read task.yaml again (the operator accepted a change to it)."""
+        with self._lock:
+            self.folder = api.open_task(self.folder.path)
 
     def snapshot(self) -> TaskSnapshot:
         with self._lock:
@@ -251,6 +258,7 @@ class TaskReader:
             recent=tuple(row for row in tail if row.done)[-3:],
             model=model,
             model_problem=api.model_problem(model, folder.path),
+            task_change=api.task_change(folder, state),
         )
 
     def _preview(self, state: TaskState, memory: WorkingMemory) -> ContextView:

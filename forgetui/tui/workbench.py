@@ -183,6 +183,20 @@ class WorkbenchScreen(RunLoop):
             self.query_one(ContextPane).show_error("unavailable", "the task does not read yet")
         self.load_log_tail()
 
+    def _show_task_change(self, snapshot: TaskSnapshot) -> None:
+        """task.yaml edited since it was accepted: a banner until it is accepted (on s or space,
+        which show the change first)."""
+        change = snapshot.task_change
+        if change is not None:
+            self.query_one("#problem-banner", Static).update(
+                fmt(
+                    "[b]$summary since it was accepted:[/] no step runs until you accept it\n"
+                    "[$text-muted]press s to see the change and accept it[/]",
+                    summary=change.summary(),
+                )
+            )
+        self.set_class(change is not None, "-task-changed")
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="log")
     def load_log_tail(self) -> None:
         try:
@@ -217,6 +231,7 @@ class WorkbenchScreen(RunLoop):
                 context.show_error("finished", f"the task is {snapshot.status}: no next step")
         # Only rare states go on the screen: a class change restyles every pane below it.
         self.set_class(snapshot.read_only, "-read-only")
+        self._show_task_change(snapshot)
         self._show_activity()
         self.sync_bindings()
         if first and snapshot.escalation is not None and not snapshot.read_only:
