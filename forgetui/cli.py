@@ -95,6 +95,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("task")
 
+    p = sub.add_parser(
+        "repair", help="make a task's damaged or disagreeing files agree again (dry run)"
+    )
+    p.add_argument("task")
+    p.add_argument("--apply", action="store_true", help="do it (backups kept, logged)")
+
+    p = sub.add_parser("unlock", help="remove a task's lock left by a process that is gone")
+    p.add_argument("task")
+
     p = sub.add_parser("limits", help="set the step or cost limit mid-run")
     p.add_argument("task")
     p.add_argument("--max-steps", type=int)
@@ -331,6 +340,35 @@ def _cmd_accept_task_change(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_repair(args: argparse.Namespace) -> int:
+    import shlex
+
+    from forgetui.engine import api
+
+    done = api.repair_task(args.task, apply=args.apply)
+    task = shlex.quote(args.task)
+    if not done.fixes:
+        if done.unfixable_error() is None:
+            print("nothing to repair: state.yaml, working_memory.yaml and actions.yaml agree")
+    elif args.apply:
+        print(f"repaired (backups: {', '.join(done.backups) or 'none needed'}):")
+    else:
+        print(f"`forgetui repair {task} --apply` would (keeping a backup of each file it changes):")
+    for fix in done.fixes:
+        print(f"  {fix.text}")
+    error = done.unfixable_error()
+    if error is not None:
+        raise error
+    return EXIT_OK
+
+
+def _cmd_unlock(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+
+    print(api.unlock_task(args.task))
+    return EXIT_OK
+
+
 _HANDLERS = {
     "init": _cmd_init,
     "runs": _cmd_runs,
@@ -343,4 +381,6 @@ _HANDLERS = {
     "answer": _cmd_answer,
     "limits": _cmd_limits,
     "accept-task-change": _cmd_accept_task_change,
+    "repair": _cmd_repair,
+    "unlock": _cmd_unlock,
 }

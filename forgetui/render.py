@@ -4,6 +4,7 @@ or a line per step with a live status line on a terminal."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 import time
@@ -169,8 +170,14 @@ def print_prune_summary(results: list[Pruned], total: int) -> None:
     sys.stdout.flush()
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    text = json.dumps(obj, ensure_ascii=False)
+    if _SURROGATE.search(text):  # a lone surrogate from a model's JSON: no encoding writes it
+        text = json.dumps(obj)
+    sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
 

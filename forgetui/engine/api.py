@@ -20,7 +20,7 @@ from forgetui.engine.catalog import PHASES, actions_of
 from forgetui.engine.context import CompiledContext, compile_context, context_inputs
 from forgetui.engine.diff import DiffEntry, context_diff
 from forgetui.engine.errors import EXIT_OK, ForgeError, first_error
-from forgetui.engine.lock import LockInfo
+from forgetui.engine.lock import LockInfo, TaskLock
 from forgetui.engine.memory import EditForm, Leaving, Shape, WorkingMemory, leaving, parse_edit
 from forgetui.engine.operator import (
     accept_task_change,
@@ -44,6 +44,7 @@ from forgetui.engine.runs import (
     to_prune,
 )
 from forgetui.engine.samples import find_sample, init_sample
+from forgetui.engine.sandbox import SandboxMode, sandbox_mode
 from forgetui.engine.state import FINISHED, Escalation, TaskState, Verification
 from forgetui.engine.store import CheckOutput, TaskFolder
 from forgetui.engine.task import Check, Plan, TaskSpec
@@ -64,11 +65,13 @@ from forgetui.engine.views import (
     saved_steps,
 )
 from forgetui.engine.yamlio import atomic_write_text, dump_yaml
+from forgetui.engine.yamlio import safe_load as load_yaml
 
 if TYPE_CHECKING:
     from forgetui.engine.executor import Executor, StepNotAllowed
     from forgetui.engine.llm import Model
     from forgetui.engine.llm.factory import model_problem
+    from forgetui.engine.repair import Repair
     from forgetui.engine.runner import RunOutcome, model_for, run, run_steps
 
 _ON_FIRST_USE = {
@@ -76,6 +79,7 @@ _ON_FIRST_USE = {
     "StepNotAllowed": "forgetui.engine.executor",
     "Model": "forgetui.engine.llm",
     "model_problem": "forgetui.engine.llm.factory",
+    "Repair": "forgetui.engine.repair",
     "RunOutcome": "forgetui.engine.runner",
     "model_for": "forgetui.engine.runner",
     "run": "forgetui.engine.runner",
@@ -117,8 +121,10 @@ __all__ = [
     "Plan",
     "Pruned",
     "RecordDetail",
+    "Repair",
     "RunCopy",
     "RunOutcome",
+    "SandboxMode",
     "StepEvent",
     "StepNotAllowed",
     "StepReport",
@@ -145,6 +151,7 @@ __all__ = [
     "human_prompt",
     "init_sample",
     "leaving_context",
+    "load_yaml",
     "lock_holder",
     "log_count",
     "log_entries",
@@ -165,10 +172,12 @@ __all__ = [
     "preview_context",
     "record_detail",
     "remove_run",
+    "repair_task",
     "run",
     "run_copies",
     "run_steps",
     "runs_root",
+    "sandbox_mode",
     "saved_context",
     "saved_steps",
     "set_limits",
@@ -176,6 +185,7 @@ __all__ = [
     "status",
     "task_change",
     "to_prune",
+    "unlock_task",
 ]
 
 
@@ -200,6 +210,34 @@ def create_task(
         raise ForgeError(f"--workspace {workspace}: not a directory")
     spec = TaskSpec.from_goal(goal, task_type, criteria, check_cmds, task_id)
     return TaskFolder.create(workspace, spec)
+
+
+def repair_task(task: Path | str, apply: bool = False) -> Repair:
+    """`forgetui repair`: what would make the task's files agree again; with `apply`, done
+    (under the lock, each changed file kept as <name>.bak-<time>, logged)."""
+    from forgetui.engine import repair
+
+    folder = TaskFolder.open(Path(task))
+    return repair.apply(folder) if apply else repair.plan(folder)
+
+
+def unlock_task(task: Path | str) -> str:
+    """`forgetui unlock`: remove the task's lock unless a live process on this host holds it
+    (LockHeldError); says whose it was."""
+    folder = TaskFolder.locate(Path(task))
+    gone = TaskLock(folder).unlock()
+    if not gone.removed:
+        return f"task {folder.name} is not locked"
+    info = gone.info
+    if info is None:
+        return f"removed an unreadable lock file from task {folder.name}"
+    who = f"pid {info.pid} ({info.command or 'forgetui'}, since {info.started_at})"
+    if not info.is_local:
+        return (
+            f"removed the lock of {who} on {info.host}; forgetui cannot see processes on "
+            f"{info.host}: if that run is still going, it now shares the task with the next writer"
+        )
+    return f"removed the lock of {who}: that process is gone"
 
 
 def phases_of(task_type: str) -> tuple[str, ...]:
@@ -262,6 +300,7 @@ def status(folder: TaskFolder) -> dict[str, Any]:
         "verification": verification_json(state.verification),
         "pending_escalation": escalation_json(state.pending_escalation),
         "task_changed": change.to_json() if (change := task_change(folder, state)) else None,
+        "sandbox": sandbox_mode().name,
     }
 
 

@@ -14,7 +14,7 @@ import shlex
 import time
 from collections.abc import Callable
 
-from forgetui.engine import guards, policy, task_seal
+from forgetui.engine import consistency, guards, policy, task_seal
 from forgetui.engine import memory as wm
 from forgetui.engine.actions import (
     CONTROL_ACTIONS,
@@ -92,17 +92,24 @@ class Executor:
         self.close()
 
     def open(self) -> list[str]:
-        """Take the lock and repair what a crash left; returns notices for the operator."""
+        """Take the lock, check the files agree and repair what a crash left; returns notices
+        for the operator. Whatever raises on the way releases the lock (`with Executor(...)`
+        never reaches __exit__ when __enter__ raises)."""
         torn = self.folder.acquire(command="forgetui executor")
+        try:
+            notices: list[str] = []
+            if torn is not None:
+                notices.append(torn.describe())
+            consistency.check(self.folder)
+            repaired, resync = recover(self.folder)
+            notices.extend(repaired)
+            notices.extend(self._sealed())
+            if resync:
+                self._sync_model()
+        except BaseException:
+            self.folder.release()
+            raise
         self._opened = True
-        notices: list[str] = []
-        if torn is not None:
-            notices.append(torn.describe())
-        repaired, resync = recover(self.folder)
-        notices.extend(repaired)
-        notices.extend(self._sealed())
-        if resync:
-            self._sync_model()
         self.notices = notices
         return notices
 
@@ -414,6 +421,7 @@ class Executor:
             files_changed=outcome.files_changed if outcome else [],
             snapshots=outcome.snapshots if outcome else [],
             duration_ms=round(draft.tool_ms, 3),
+            redacted=outcome.redacted or None if outcome else None,
         )
         draft.memory = remember_result(draft.memory, result)
         # state

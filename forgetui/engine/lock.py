@@ -1,6 +1,9 @@
 """The single-writer lock of a task folder (DESIGN.md section 3): `<task>/lock` holds the
 executor's pid. A second executor is refused with the holder's name; a lock whose process is
-gone is taken over. Readers never lock: they ask `holder()` to know whether a run is live."""
+gone is taken over. Readers never lock: they ask `holder()` to know whether a run is live.
+
+Another host's process cannot be checked, so its lock counts as live until the operator, who
+can check, removes it with `forgetui unlock` (`TaskLock.unlock`)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import json
 import os
 import shlex
 import socket
+import stat
 import sys
 import threading
 from collections.abc import Iterator
@@ -18,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from forgetui.engine.clock import now_iso
-from forgetui.engine.errors import LockHeldError
+from forgetui.engine.errors import ForgeError, LockHeldError
 
 _ATTEMPTS = 20
 _HELD_GUARD = threading.Lock()
@@ -62,6 +66,15 @@ class LockInfo(BaseModel):
         """True unless the holder is on this host and its process is gone (another host's
         process cannot be checked, so it counts as alive)."""
         return not self.is_local or pid_alive(self.pid)
+
+
+@dataclass(frozen=True)
+class Unlocked:
+    """What `TaskLock.unlock` removed: nothing (`removed` False, no lock), a holder's lock, or
+    a lock file that did not read (`info` None)."""
+
+    removed: bool
+    info: LockInfo | None = None
 
 
 @dataclass
@@ -173,6 +186,26 @@ class TaskLock:
             if current is not None and current.is_mine:
                 self.path.unlink(missing_ok=True)
 
+    def unlock(self) -> Unlocked:
+        """Remove the lock whoever holds it (`forgetui unlock`), except a live process on this
+        host, which is refused: stopping it is the way to free its task."""
+        current, identity = self._read()
+        if identity is None:
+            return Unlocked(False)
+        if current is not None and current.is_local and pid_alive(current.pid):
+            raise LockHeldError(
+                f"task {self.folder.name}: pid {current.pid} ({current.command or 'forgetui'}) "
+                "is alive on this host; stop it first"
+            )
+        self._remove_stale(identity)
+        taker, still = self._read()
+        if still is not None:  # someone took the lock between our read and the removal
+            who = f"pid {taker.pid}" if taker is not None else "another process"
+            raise LockHeldError(
+                f"task {self.folder.name}: {who} took the lock meanwhile; nothing removed"
+            )
+        return Unlocked(True, current)
+
     def _register(self, info: LockInfo) -> LockInfo:
         _HELD[self._key] = _Held(info, 1)
         self._count = 1
@@ -184,7 +217,7 @@ class TaskLock:
         return (
             f"task {self.folder.name} is locked by pid {info.pid}{where} ({info.command}, since "
             f"{info.started_at}); wait for it to finish or open the task read-only. If that "
-            f"process is gone, delete {self.path}"
+            f"process is gone, run `forgetui unlock {shlex.quote(str(self.folder))}`"
         )
 
     def _create(self, info: LockInfo) -> bool:
@@ -223,13 +256,19 @@ class TaskLock:
 
     def _read(self) -> tuple[LockInfo | None, tuple[int, int] | None]:
         """The lock's content (None if unreadable) and file identity (None if there is none)."""
-        try:
-            with open(self.path, "rb") as handle:
-                stat = os.fstat(handle.fileno())
-                raw = handle.read(4096)
+        try:  # non-blocking: a FIFO in its place reads as empty, an unreadable lock
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
             return None, None
-        identity = (stat.st_dev, stat.st_ino)
+        except IsADirectoryError:
+            raise ForgeError(f"{self.path}: a directory where the lock file should be") from None
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            os.close(fd)
+            raise ForgeError(f"{self.path}: a directory where the lock file should be")
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(4096) if stat.S_ISREG(info.st_mode) else b""
+        identity = (info.st_dev, info.st_ino)
         try:
             return LockInfo.model_validate(json.loads(raw)), identity
         except (ValueError, ValidationError):
@@ -243,8 +282,8 @@ class TaskLock:
         enough: lock files are never rewritten in place, and a dead holder releases nothing."""
         with _removers_take_turns(self.folder):
             try:
-                stat = os.stat(self.path)
+                info = os.stat(self.path)
             except FileNotFoundError:
                 return
-            if (stat.st_dev, stat.st_ino) == identity:
+            if (info.st_dev, info.st_ino) == identity:
                 self.path.unlink(missing_ok=True)

@@ -15,7 +15,7 @@ from pydantic import Field
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError, MemoryKeyError
 from forgetui.engine.task import Strict
-from forgetui.engine.yamlio import dump_yaml
+from forgetui.engine.yamlio import dump_yaml, safe_load
 
 ItemType = Literal["action_result", "loaded_context", "note", "decision"]
 LOAD_KINDS: tuple[str, ...] = (
@@ -236,7 +236,7 @@ def parse_edit(text: str, shape: Shape) -> str | dict[str, Any] | list[Any]:
     if shape == "text":
         return text
     try:
-        value = yaml.safe_load(text)
+        value = safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -7,8 +7,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import yaml
-
 from forgetui.engine import memory as wm
 from forgetui.engine import policy, task_seal
 from forgetui.engine.answers import Takeover, first_word, resolution_for, takeover_for
@@ -20,7 +18,7 @@ from forgetui.engine.state import Decision, Escalation, FoldedDecisions, Resolut
 from forgetui.engine.store import TASK_FILE, TaskFolder
 from forgetui.engine.task import TaskSpec
 from forgetui.engine.views import memory_summary
-from forgetui.engine.yamlio import atomic_write_text, dump_yaml, load_model
+from forgetui.engine.yamlio import atomic_write_text, dump_yaml, load_model, parse_yaml, read_text
 
 MemoryChange = Callable[[wm.WorkingMemory], tuple[wm.WorkingMemory, str]]
 
@@ -214,7 +212,7 @@ def _fold_decisions(folder: TaskFolder, state: TaskState) -> int:
         keep += 1
     fold = state.decisions[: len(state.decisions) - keep]
     path = folder.path / DECISIONS_FILE
-    earlier = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else []
+    earlier = parse_yaml(read_text(path), path) if path.is_file() else []
     records = [*(earlier or []), *(d.model_dump(mode="json") for d in fold)]
     atomic_write_text(path, dump_yaml(records))
     before = state.folded_decisions

@@ -42,6 +42,7 @@ class ResultRecord(_Record):
     files_changed: list[str] = Field(default_factory=list)
     snapshots: list[str] = Field(default_factory=list)
     duration_ms: float = 0.0
+    redacted: list[str] | None = None  # variables whose secret values were cut from the output
 
 
 class OperatorRecord(_Record):

@@ -3,8 +3,12 @@ writer opens a task that a crashed run left behind."""
 
 from __future__ import annotations
 
+import contextlib
+from pathlib import Path
+
 from forgetui.engine import policy
 from forgetui.engine.catalog import ACTIONS, action_target
+from forgetui.engine.lock import pid_alive
 from forgetui.engine.records import ResultRecord
 from forgetui.engine.state import PendingAction, TaskState
 from forgetui.engine.store import TaskFolder, step_name
@@ -14,6 +18,7 @@ def recover(folder: TaskFolder) -> tuple[list[str], bool]:
     """Repair what a crash left; returns notices for the operator and whether a replay
     script's position must be re-synced with the log."""
     state = folder.load_state()
+    _remove_stale_temporaries(folder, state.step)
     if state.finished:  # the operator ended it (a waiting action's step stays unrecorded)
         return [], False
     if state.status == "running":  # the run that said so is gone
@@ -83,3 +88,36 @@ def _what_it_did(folder: TaskFolder, step: int, action: str) -> str:
     if ACTIONS.get(action) is not None and ACTIONS[action].changes_workspace:
         return "it had not changed any file yet"
     return "it changes no file, so re-running it is safe"
+
+
+def _remove_stale_temporaries(folder: TaskFolder, step: int) -> None:
+    """The temporary files of atomic writes (`.state.yaml.k3j9x2.tmp`) a killed writer left.
+    Only the lock holder writes in the task folder, so under the lock each one is stale; a
+    `.lock.PID.*.tmp` is a would-be writer's and goes only once PID is gone. Looked for where a
+    step writes: the folder, artifacts/, its outputs and contexts, and the snapshots of the
+    last two steps (never the whole snapshot tree, which grows with every step)."""
+    places = [
+        folder.path,
+        folder.artifacts,
+        folder.outputs_dir,
+        folder.contexts_dir,
+    ]
+    found: list[Path] = []
+    for place in places:
+        with contextlib.suppress(OSError):
+            found.extend(path for path in place.iterdir() if _is_temporary(path.name))
+    for number in (step, step + 1):
+        snapshots = folder.snapshots_dir / step_name(number)
+        if snapshots.is_dir():
+            found.extend(path for path in snapshots.rglob(".*.tmp") if path.is_file())
+    for path in found:
+        if path.name.startswith(".lock."):
+            pid = path.name.split(".")[2]
+            if not pid.isdigit() or pid_alive(int(pid)):
+                continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _is_temporary(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")

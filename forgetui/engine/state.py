@@ -174,7 +174,7 @@ class TaskState(Strict):
     max_cost_usd: float | None = None
     # sha256 of the task.yaml the operator accepted (forgetui/engine/task_seal.py): a step
     # never runs on another one. None only in tasks laid out before sealing existed.
-    task_sha256: str | None = None
+    task_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
     updated_at: str | None = None
 
     @property

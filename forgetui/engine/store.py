@@ -5,6 +5,7 @@ attached to another process's run reads without ever getting in its way."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from forgetui.engine.actionlog import ActionLog, TornTail
 from forgetui.engine.clock import now_iso
-from forgetui.engine.errors import ForgeError, TaskNotFoundError
+from forgetui.engine.errors import ForgeError, StateFileError, TaskNotFoundError
 from forgetui.engine.lock import TaskLock
 from forgetui.engine.memory import WorkingMemory
 from forgetui.engine.state import TaskState
@@ -163,11 +164,23 @@ class TaskFolder:
     def open(cls, path: Path) -> TaskFolder:
         """A task folder, or a workspace holding exactly one task. Validates task.yaml (a
         problem is a StateFileError naming file:line:field; nothing is rewritten)."""
+        folder = cls.locate(path)
+        opened = cls(folder, load_model(folder / TASK_FILE, TaskSpec))
+        if not (folder / STATE_FILE).exists():
+            opened._lay_out_hand_written()
+        return opened
+
+    @staticmethod
+    def locate(path: Path) -> Path:
+        """The task folder `path` names (a folder, its task.yaml, or a workspace holding one
+        task), found without reading any file: `forgetui unlock` works on a broken task."""
         path = Path(path).expanduser()
         if not path.exists():
             raise TaskNotFoundError(f"{path}: no such task folder or workspace")
         if path.is_file() and path.name == TASK_FILE:
             path = path.parent
+        if (path / TASK_FILE).is_dir():
+            raise StateFileError(path / TASK_FILE, "a directory where a file should be")
         if (path / TASK_FILE).is_file():
             folder = path
         else:
@@ -180,18 +193,20 @@ class TaskFolder:
                 names = ", ".join(str(task) for task in found)
                 raise ForgeError(f"{path} holds {len(found)} tasks; open one of: {names}")
             folder = found[0]
-        folder = folder.resolve()
-        opened = cls(folder, load_model(folder / TASK_FILE, TaskSpec))
-        if not (folder / STATE_FILE).exists():
-            opened._lay_out_hand_written()
-        return opened
+        return folder.resolve()
 
     def _lay_out_hand_written(self) -> None:
         """A folder holding only a hand-written task.yaml (and maybe working_memory.yaml) is
         a new task: lay out the rest, under the lock, as `create` would have."""
-        with self.lock:
+        with self.lock:  # released on any error, as every writer's lock
             if not (self.path / STATE_FILE).exists():
-                _lay_out(self.path, self.spec, None)
+                try:
+                    _lay_out(self.path, self.spec, None)
+                except OSError as exc:  # an `artifacts` file where the folder goes, say
+                    where = exc.filename or self.path
+                    raise ForgeError(
+                        f"{where}: cannot lay out task {self.task_id}: {exc.strerror or exc}"
+                    ) from None
 
     # -- writing needs the lock ---------------------------------------------------------------
 
@@ -243,10 +258,15 @@ class TaskFolder:
             # Re-validating the cached plain data builds a fresh object in microseconds; a
             # deep copy of the model costs milliseconds on every step.
             return model.model_validate(cached[1])
-        value = load_model(path, model)
+        value = load_model(path, model, if_empty=self._if_empty())
         if key is not None:
             self._cache[name] = (key, value.model_dump(mode="json", exclude_none=True))
         return value
+
+    def _if_empty(self) -> str:
+        """What to do about a state file without content: forgetui never writes one empty, so
+        it was truncated (a crash on a file system that lost the data, or a hand)."""
+        return f"it was truncated; `forgetui repair {shlex.quote(str(self.path))}` can rewrite it"
 
     def _save(self, name: str, model: BaseModel) -> None:
         path = self.path / name

@@ -87,6 +87,20 @@ class Guards(Strict):
     repeated_blocks: int = Field(2, ge=1)
 
 
+class SandboxOptions(Strict):
+    """How the task's commands (run_cmd and command checks) are confined under bubblewrap.
+
+    network: false (the default) gives each command a network namespace of its own, loopback
+    only: a test cannot call out, nor reach a server on the operator's machine. true shares
+    the machine's network, for tasks whose checks must download or talk to a service. Without
+    bubblewrap (allow-list mode) commands always have the network."""
+
+    network: bool = Field(False, strict=True)
+
+
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class Subtask(Strict):
     title: str
     status: Literal["pending", "done", "failed"] = "pending"
@@ -112,6 +126,11 @@ class Plan(Strict):
 
 
 class TaskSpec(Strict):
+    """task.yaml. Of the sandbox fields: `sandbox` (SandboxOptions) says what commands may
+    reach; `env_passthrough` names the operator's environment variables commands may see
+    beyond the basics (PATH, HOME, LANG, LC_*, TERM, TZ, the venv's): every other variable,
+    API keys first, is withheld."""
+
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     goal: str = Field(min_length=1)
     success_criteria: list[str] = Field(default_factory=list)
@@ -130,11 +149,24 @@ class TaskSpec(Strict):
     limits: Limits = Field(default_factory=Limits)
     guards: Guards = Field(default_factory=Guards)
     allowed_commands: list[str] = Field(default_factory=lambda: list(DEFAULT_ALLOWED_COMMANDS))
+    sandbox: SandboxOptions = Field(default_factory=SandboxOptions)
+    env_passthrough: list[str] = Field(default_factory=list)
     approval: Literal["auto", "confirm_writes", "confirm_all"] = "auto"
     context_format: Literal["yaml", "xml"] = "yaml"
     plan: Plan | None = None
     decompose: bool = False
     model: str | None = None
+
+    @field_validator("env_passthrough")
+    @classmethod
+    def _variable_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not ENV_NAME.fullmatch(name):
+                raise ValueError(
+                    f"{name!r} is not an environment variable name "
+                    "(letters, digits and _, not starting with a digit)"
+                )
+        return value
 
     @model_validator(mode="after")
     def _phase_belongs_to_type(self) -> TaskSpec:

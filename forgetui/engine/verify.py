@@ -15,12 +15,14 @@ from forgetui.engine.sandbox import (
     CommandResult,
     SandboxError,
     cap_text,
+    redaction_note,
     run_command,
     workspace_relative,
 )
 from forgetui.engine.state import CheckResult, Verification
 from forgetui.engine.task import Check, TaskSpec
-from forgetui.engine.workspace import workspace_glob
+from forgetui.engine.timed_regex import InvalidPattern, PatternTooSlow, TimedPattern
+from forgetui.engine.workspace import Skipped, skip_reason, skipped_note, workspace_glob
 
 DETAILS_CAP = 600
 MAX_OFFENDERS = 5
@@ -99,7 +101,14 @@ def evaluate_command(
     assert check.cmd is not None
     limit = timeout_s if timeout_s is not None else check.timeout_s
     try:
-        result = run_command(check.cmd, workspace, spec.allowed_commands, timeout_s=limit)
+        result = run_command(
+            check.cmd,
+            workspace,
+            spec.allowed_commands,
+            timeout_s=limit,
+            network=spec.sandbox.network,
+            passthrough=spec.env_passthrough,
+        )
     except SandboxError as exc:
         return Evaluation(False, f"refused: {exc}")
     summary = pytest_summary(result.output)
@@ -110,6 +119,8 @@ def evaluate_command(
     else:
         tail = "\n".join(result.output.rstrip().splitlines()[-5:])
         details = f"exit {result.exit_code}" + (f"\n{tail}" if tail else "")
+    if result.redacted:
+        details += f" ({redaction_note(result.redacted)})"
     return Evaluation(
         passing=result.exit_code == 0,
         details=cap_text(details, DETAILS_CAP),
@@ -132,46 +143,61 @@ def _line_text(text: str, offset: int) -> str:
 def evaluate_regex(check: Check, workspace: Path) -> Evaluation:
     assert check.path is not None
     try:
-        must = re.compile(check.must_match, re.MULTILINE) if check.must_match else None
-        must_not = re.compile(check.must_not_match, re.MULTILINE) if check.must_not_match else None
-    except re.error as exc:
+        must = TimedPattern(check.must_match, multiline=True) if check.must_match else None
+        must_not = (
+            TimedPattern(check.must_not_match, multiline=True) if check.must_not_match else None
+        )
+    except InvalidPattern as exc:
         return Evaluation(False, f"invalid regex: {exc}")
-    files = workspace_glob(workspace, check.path)
-    if not files:
-        return Evaluation(False, f"no files match {check.path}")
-    texts = {
-        workspace_relative(workspace, path): path.read_text("utf-8", errors="replace")
-        for path in files
-    }
+    skipped: list[Skipped] = []
+    texts: dict[str, str] = {}
+    for path in workspace_glob(workspace, check.path, skipped):
+        rel = workspace_relative(workspace, path)
+        try:
+            texts[rel] = path.read_text("utf-8", errors="replace")
+        except OSError as exc:  # unreadable, or gone since the glob
+            skipped.append(Skipped(rel, skip_reason(exc)))
+    note = skipped_note(skipped)
+    if not texts:
+        return Evaluation(False, f"no files match {check.path}" + (f"; {note}" if note else ""))
     problems: list[str] = []
     notes: list[str] = []
-    if must is not None:
-        hit = next(((rel, m) for rel, text in texts.items() if (m := must.search(text))), None)
-        if hit is None:
-            problems.append(
-                f"/{must.pattern}/ matches none of {len(texts)} file(s) in {check.path}"
-            )
-        else:
-            rel, match = hit
-            notes.append(f"/{must.pattern}/ found at {rel}:{_line_of(texts[rel], match.start())}")
     in_full: list[str] = []  # the problems again, every offender listed: the full output
-    if must_not is not None:
-        offenders = [
-            f"{rel}:{_line_of(text, m.start())}: {_line_text(text, m.start())}"
-            for rel, text in texts.items()
-            for m in must_not.finditer(text)
-        ]
-        if offenders:
-            shown = offenders[:MAX_OFFENDERS]
-            if len(offenders) > MAX_OFFENDERS:
-                shown.append(f"... and {len(offenders) - MAX_OFFENDERS} more")
-            found = f"/{must_not.pattern}/ must not match, found:\n"
-            problems.append(found + "\n".join(shown))
-            in_full = [*problems[:-1], found + "\n".join(offenders)]
-        else:
-            notes.append(f"/{must_not.pattern}/ absent from {len(texts)} file(s)")
+    try:  # a pattern that backtracks for ever fails the check instead of hanging it
+        if must is not None:
+            hit = next(
+                ((rel, m) for rel, text in texts.items() if (m := must.search(text, rel))), None
+            )
+            if hit is None:
+                problems.append(
+                    f"/{must.pattern}/ matches none of {len(texts)} file(s) in {check.path}"
+                )
+            else:
+                rel, match = hit
+                line = _line_of(texts[rel], match.start())
+                notes.append(f"/{must.pattern}/ found at {rel}:{line}")
+        if must_not is not None:
+            offenders = [
+                f"{rel}:{_line_of(text, m.start())}: {_line_text(text, m.start())}"
+                for rel, text in texts.items()
+                for m in must_not.finditer(text, rel)
+            ]
+            if offenders:
+                shown = offenders[:MAX_OFFENDERS]
+                if len(offenders) > MAX_OFFENDERS:
+                    shown.append(f"... and {len(offenders) - MAX_OFFENDERS} more")
+                found = f"/{must_not.pattern}/ must not match, found:\n"
+                problems.append(found + "\n".join(shown))
+                in_full = [*problems[:-1], found + "\n".join(offenders)]
+            else:
+                notes.append(f"/{must_not.pattern}/ absent from {len(texts)} file(s)")
+    except PatternTooSlow as exc:
+        return Evaluation(False, str(exc))
     details = "\n".join(problems) if problems else "; ".join(notes)
     full = "\n".join(in_full) if in_full else "\n".join(problems + notes)
+    if note:
+        details += ("\n" if "\n" in details else "; ") + note
+        full += "\n" + note
     return Evaluation(
         not problems, cap_text(details, DETAILS_CAP), output=cap_text(full, DEFAULT_OUTPUT_CAP)
     )
@@ -179,13 +205,16 @@ def evaluate_regex(check: Check, workspace: Path) -> Evaluation:
 
 def evaluate_file_exists(check: Check, workspace: Path) -> Evaluation:
     assert check.path is not None
-    files = workspace_glob(workspace, check.path)
+    skipped: list[Skipped] = []
+    files = workspace_glob(workspace, check.path, skipped)
+    note = f"; {skipped_note(skipped)}" if skipped else ""
     if files:
         every = [workspace_relative(workspace, path) for path in files]
         more = f" and {len(files) - 3} more" if len(files) > 3 else ""
-        listing = cap_text("\n".join(every), DEFAULT_OUTPUT_CAP)
-        return Evaluation(True, f"{', '.join(every[:3])}{more} exists", output=listing)
-    return Evaluation(False, f"{check.path} does not exist")
+        listing = cap_text("\n".join([*every, skipped_note(skipped)]).strip(), DEFAULT_OUTPUT_CAP)
+        details = cap_text(f"{', '.join(every[:3])}{more} exists{note}", DETAILS_CAP)
+        return Evaluation(True, details, output=listing)
+    return Evaluation(False, cap_text(f"{check.path} does not exist{note}", DETAILS_CAP))
 
 
 def evaluate(

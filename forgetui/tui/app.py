@@ -117,8 +117,14 @@ class ForgeApp(App[int]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
+        snapshot = self.workbench.snapshot
         self.push_screen(
-            HelpScreen(self.settings.keymap, self.command_applies, task_path=self.reader.path)
+            HelpScreen(
+                self.settings.keymap,
+                self.command_applies,
+                task_path=self.reader.path,
+                sandbox=snapshot.sandbox if snapshot is not None else None,
+            )
         )
 
     async def action_quit(self) -> None:

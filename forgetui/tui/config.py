@@ -17,7 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from forgetui.engine.api import ForgeError, atomic_write_text, dump_yaml, first_error
+from forgetui.engine.api import ForgeError, atomic_write_text, dump_yaml, first_error, load_yaml
 from forgetui.paths import config_dir
 from forgetui.tui.themes import DEFAULT_THEME
 
@@ -94,7 +94,7 @@ def _parse_config(path: Path) -> dict[str, Any] | None:
     except UnicodeDecodeError:
         raise ConfigProblem("not UTF-8 text") from None
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         raise ConfigProblem(_yaml_problem(exc, text)) from None
     if data is None:

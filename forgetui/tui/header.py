@@ -114,6 +114,9 @@ class StatusHeader(Static):
             who = f" pid {pid} ({command}) holds it" if command else f" pid {pid} holds it"
             parts.append((Content.assemble((" READ-ONLY ", "bold reverse"), who), KEEP))
         parts.append((Content.styled(status, "bold"), KEEP))
+        if snapshot.sandbox is not None and snapshot.sandbox.name != "bwrap":
+            # said where it cannot be missed: agent commands are not isolated from this machine
+            parts.append((Content.styled("no OS sandbox", "bold $warning"), KEEP))
         if not names_step:
             parts.append((Content(f"step {snapshot.step}"), 1))
         parts.append((Content(f"context {tokens}"), 2))

@@ -26,6 +26,7 @@ from forgetui.engine.api import (
     MemoryRow,
     Plan,
     RecordDetail,
+    SandboxMode,
     TaskChange,
     TaskState,
     WorkingMemory,
@@ -141,6 +142,7 @@ class TaskSnapshot:
     model: str = ""  # the model steps run with: the override, else the task's, else replay
     model_problem: str | None = None  # why the model cannot run a step here (no replay script)
     task_change: TaskChange | None = None  # task.yaml edited since accepted: no step runs
+    sandbox: SandboxMode | None = None  # what agent commands run in (None: not known yet)
 
     @property
     def next_step(self) -> int:
@@ -160,6 +162,15 @@ def _all_passing(results: list[bool | None]) -> bool | None:
     if not results or any(result is None for result in results):
         return None
     return all(results)
+
+
+def _sandbox() -> SandboxMode:
+    """The sandbox steps will run in; a mode the operator forced that cannot run is shown as
+    the allow-list with the reason (the step itself then fails with it)."""
+    try:
+        return api.sandbox_mode()
+    except ForgeError as exc:
+        return SandboxMode("allow-list", exc.message)
 
 
 class TaskReader:
@@ -259,6 +270,7 @@ class TaskReader:
             model=model,
             model_problem=api.model_problem(model, folder.path),
             task_change=api.task_change(folder, state),
+            sandbox=_sandbox(),
         )
 
     def _preview(self, state: TaskState, memory: WorkingMemory) -> ContextView:

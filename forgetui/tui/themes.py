@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from forgetui.engine.api import first_error
+from forgetui.engine.api import first_error, load_yaml
 
 DEFAULT_THEME = "dark"
 METER_VARIABLES: dict[str, str] = {
@@ -114,7 +114,7 @@ class ThemeSet:
 def load_theme_file(path: Path) -> Theme:
     """Parse and validate one file; raises ValueError with a one-line reason."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read it ({exc})") from None
     except yaml.YAMLError as exc:

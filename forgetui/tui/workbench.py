@@ -236,6 +236,15 @@ class WorkbenchScreen(RunLoop):
         self.sync_bindings()
         if first and snapshot.escalation is not None and not snapshot.read_only:
             self.notify_escalation(snapshot.escalation.question)
+        if first and snapshot.sandbox is not None and snapshot.sandbox.name != "bwrap":
+            self.notify(
+                "Agent commands run with the allow-list only: they can read and write outside "
+                f"the workspace. {snapshot.sandbox.reason}",
+                title="No OS sandbox",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
         # once this view is on screen: a run's next step never gets ahead of what it shows
         self.call_after_refresh(self.continue_run, snapshot)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,147 @@ def test_a_hand_written_task_yaml_is_a_new_task(cli, tmp_path) -> None:
     run = cli("run", task, "--json")
     assert run.code == 0, run.err + run.out
     assert run.json_lines()[-1]["status"] == "complete"
+
+
+# -- hostile or damaged files of a task with a history (issue 10) -------------------------------
+
+
+@pytest.fixture(scope="module")
+def hello_after_two_steps(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.cli.stepped_sample import stepped_hello
+
+    return stepped_hello(tmp_path_factory.mktemp("hello-template"))
+
+
+def _replace(name: str, old: bytes, new: bytes):
+    def damage(task: Path) -> None:
+        data = (task / name).read_bytes()
+        assert old in data
+        (task / name).write_bytes(data.replace(old, new, 1))
+
+    return damage
+
+
+def _as_directory(name: str):
+    def damage(task: Path) -> None:
+        (task / name).unlink()
+        (task / name).mkdir()
+
+    return damage
+
+
+def _append_bomb(name: str):
+    def damage(task: Path) -> None:
+        from tests.cli.stepped_sample import billion_laughs
+
+        with open(task / name, "a") as handle:
+            handle.write(billion_laughs())
+
+    return damage
+
+
+def _garbage_line_2(task: Path) -> None:
+    lines = (task / "actions.yaml").read_bytes().splitlines(keepends=True)
+    (task / "actions.yaml").write_bytes(b"".join([lines[0], b"garbage\n", *lines[1:]]))
+
+
+# (damage, the one line after "forgetui: ", the commands that refuse it)
+HOSTILE = {
+    "invalid step": (
+        _replace("state.yaml", b"step: 2\n", b"step: two\n"),
+        "{task}/state.yaml:4: field 'step': Input should be a valid integer, unable to parse "
+        "string as an integer",
+        ("run", "status"),
+    ),
+    "invalid memory": (
+        _replace("working_memory.yaml", b"max_items: 5", b"max_items: many"),
+        "{task}/working_memory.yaml:1: field 'max_items': Input should be a valid integer, "
+        "unable to parse string as an integer",
+        ("run", "status"),
+    ),
+    "garbage line in the middle of the log": (
+        _garbage_line_2,
+        "{task}/actions.yaml:2: a record line must start with '--- ' followed by a JSON object; "
+        "run `forgetui repair {task}` to see the fix",
+        ("run",),
+    ),
+    "state.yaml a directory": (
+        _as_directory("state.yaml"),
+        "{task}/state.yaml: a directory where a file should be",
+        ("run", "status"),
+    ),
+    "working_memory.yaml a directory": (
+        _as_directory("working_memory.yaml"),
+        "{task}/working_memory.yaml: a directory where a file should be",
+        ("run", "status"),
+    ),
+    "actions.yaml a directory": (
+        _as_directory("actions.yaml"),
+        "{task}/actions.yaml: a directory where a file should be",
+        ("run", "log"),
+    ),
+    "state.yaml not UTF-8": (
+        _replace("state.yaml", b"phase: execution", b"phase: \xffxecution"),
+        "{task}/state.yaml: not UTF-8 text: byte 0xff at offset 28",
+        ("run", "status"),
+    ),
+    "0-byte working_memory.yaml": (
+        lambda task: (task / "working_memory.yaml").write_bytes(b""),
+        "{task}/working_memory.yaml: empty (0 bytes): it was truncated; `forgetui repair {task}` "
+        "can rewrite it",
+        ("run", "status"),
+    ),
+    "0-byte state.yaml": (
+        lambda task: (task / "state.yaml").write_bytes(b""),
+        "{task}/state.yaml: empty (0 bytes): it was truncated; `forgetui repair {task}` can "
+        "rewrite it",
+        ("run", "status"),
+    ),
+    "state.yaml ahead of the log": (
+        _replace("state.yaml", b"step: 2\n", b"step: 7\n"),
+        "{task}: state.yaml says step 7 but actions.yaml's last result is step 2; "
+        "run `forgetui repair {task}` to see the fix",
+        ("run",),
+    ),
+    "alias bomb in state.yaml": (
+        _append_bomb("state.yaml"),
+        "{task}/state.yaml:{line}: YAML anchors and aliases are not allowed in forgetui's files",
+        ("run", "status", "context"),
+    ),
+    "alias bomb in working_memory.yaml": (
+        _append_bomb("working_memory.yaml"),
+        "{task}/working_memory.yaml:{line}: YAML anchors and aliases are not allowed in forgetui's "
+        "files",
+        ("run", "status", "context"),
+    ),
+    "alias bomb in task.yaml": (
+        _append_bomb("task.yaml"),
+        "{task}/task.yaml:{line}: YAML anchors and aliases are not allowed in forgetui's files",
+        ("run", "status", "context"),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_hostile_file_is_one_line_and_leaves_everything_as_it_was(
+    cli, hello_after_two_steps: Path, tmp_path: Path, case: str
+) -> None:
+    """Through the real CLI: exit 2, one line naming the file (and its line or byte offset),
+    every file byte for byte as it was, and no lock (nor its temporary) left behind. A bomb
+    that expanded would blow the 30 s timeout instead."""
+    from tests.cli.stepped_sample import copy_task, files_of, lock_debris
+
+    task = copy_task(hello_after_two_steps, tmp_path / "copy")
+    damage, expected, commands = HOSTILE[case]
+    bombed = re.match(r"\{task\}/([a-z_.]+):\{line\}", expected)
+    first_line = (task / bombed[1]).read_bytes().count(b"\n") + 1 if bombed else 0
+    damage(task)
+    before = files_of(tmp_path / "copy")
+    want = "forgetui: " + expected.format(task=task, line=first_line)
+    for command in commands:
+        result = cli(command, task, timeout=30)
+        assert result.code == 2, (command, result.err)
+        lines = result.err.strip().splitlines()
+        assert lines == [want], command
+        assert files_of(tmp_path / "copy") == before, command
+        assert lock_debris(task) == [], command

@@ -11,7 +11,11 @@ def test_status_json_shape(cli, hand_task: Path) -> None:
     result = cli("status", hand_task, "--json")
     assert result.code == 0, result.err
     info = result.json()
-    assert set(info) == {"task_id", "status", "phase", "step", "verification", "pending_escalation"}
+    assert set(info) == {
+        "task_id", "status", "phase", "step", "verification", "pending_escalation",
+        "task_changed", "sandbox",
+    }  # fmt: skip
+    assert info["sandbox"] in ("bwrap", "allow-list")
     assert info["task_id"] == "fix-help" and info["step"] == 8 and info["status"] == "ready"
     assert info["verification"]["ready_for_completion"] is False
 

@@ -65,9 +65,7 @@ def test_accepting_twice_or_a_broken_task_yaml_changes_nothing(cli: Any, tmp_pat
     assert not (task / "lock").exists()
 
 
-def test_a_task_laid_out_before_sealing_is_sealed_at_its_next_run(
-    cli: Any, tmp_path: Path
-) -> None:
+def test_a_task_laid_out_before_sealing_is_sealed_at_its_next_run(cli: Any, tmp_path: Path) -> None:
     task = init_sample("hello_world", into=tmp_path / "ws").path
     state = yaml.safe_load((task / "state.yaml").read_text())
     del state["task_sha256"]

@@ -247,6 +247,18 @@ def test_search_skips_the_task_folder_and_caps_results(env: ActionEnv, workspace
     assert not any(".agentforge" in line for line in lines)
 
 
+def test_search_does_not_follow_a_directory_link_and_says_so(
+    env: ActionEnv, workspace: Path
+) -> None:
+    (workspace / "alias").symlink_to("mathx", target_is_directory=True)
+    outcome = execute("search", {"pattern": "def check"}, env)
+    assert outcome.output == (
+        "mathx/util.py:1: def check(x):\n"
+        "skipped 1 entry: alias -> mathx (link to a directory; walks do not follow directory links)"
+    )
+    assert outcome.summary.startswith("search /def check/: 1 matches in 1 files; skipped 1 entry")
+
+
 def test_search_with_a_bad_regex_fails(env: ActionEnv) -> None:
     outcome = execute("search", {"pattern": "(unclosed"}, env)
     assert outcome.result == "failure"

@@ -1,23 +1,41 @@
 """The sandbox: paths stay in the workspace, commands run without a shell from an allow-list,
-with a timeout, an output cap and no secrets in their environment."""
+with a timeout, an output cap and an allow-listed environment, under bubblewrap where it works;
+secret values are cut from outputs. The escape attempts themselves are in test_escapes.py."""
 
 from __future__ import annotations
 
 import os
 import re
 import sys
-import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from forgetui.engine.errors import EXIT_BAD_INPUT
 from forgetui.engine.sandbox import (
+    MODE_VARIABLE,
     SandboxError,
+    SandboxUnavailable,
     cap_text,
+    child_env,
+    redact,
     resolve_path,
     run_command,
-    scrubbed_env,
+    sandbox_mode,
+    secrets_of,
     split_command,
+)
+from forgetui.engine.sandbox.mode import probe_bwrap
+from tests.engine.sandbox_helpers import (
+    BWRAP,
+    MODES,
+    NO_BWRAP,
+    kill_all,
+    processes_with,
+    use_mode,
+    wait_until,
 )
 
 ALLOWED = ("python", "pytest", "ruff")
@@ -214,77 +232,198 @@ def test_secrets_do_not_reach_a_command(workspace: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("GITHUB_TOKEN", "plain-token-value")
     monkeypatch.setenv("INNOCENT_NAME", "sk-live-abcdefghijklmnop")
     monkeypatch.setenv("DATABASE_URL", "postgres://admin:hunter2@db/prod")
-    monkeypatch.setenv("FORGETUI_VISIBLE", "still-here")
-    result = run_command('python -c "import os;print(os.environ)"', workspace, ALLOWED)
+    monkeypatch.setenv("FORGETUI_VISIBLE", "not-passed-through")
+    monkeypatch.setenv("FORGETUI_LISTED", "passed-through")
+    code = "import os; print(sorted(os.environ.items()))"
+    result = run_command(
+        ["python", "-c", code], workspace, ALLOWED, passthrough=["FORGETUI_LISTED"]
+    )
     assert result.exit_code == 0
     for secret in ("sk-secret-123", "plain-token-value", "sk-live-abcdefghijklmnop", "hunter2"):
         assert secret not in result.output
-    assert "still-here" in result.output
-    assert "PYTHONDONTWRITEBYTECODE" in result.output
+    assert "not-passed-through" not in result.output
+    assert "('FORGETUI_LISTED', 'passed-through')" in result.output
+    assert "('PYTHONDONTWRITEBYTECODE', '1')" in result.output
 
 
-def test_scrubbed_env_drops_secret_names_and_values_and_keeps_the_basics() -> None:
+def test_child_env_is_built_from_an_allow_list() -> None:
     environ = {
         "PATH": "/usr/bin:/bin",
         "HOME": "/home/dev",
         "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TZ": "UTC",
         "VIRTUAL_ENV": "/home/dev/project/.venv",
         "PYTHONPATH": "src",
-        "PYTHON_API_KEY": "x",
-        "ANTHROPIC_BASE_URL": "https://example.test",
-        "AWS_REGION": "eu-west-1",
-        "AZURE_OPENAI_ENDPOINT": "https://x",
-        "GOOGLE_APPLICATION_CREDENTIALS": "/keys/sa.json",
-        "DB_PASSWORD": "pw",
-        "MY_SECRET": "s",
-        "HF_TOKEN": "t",
-        "SOME_CREDENTIALS_FILE": "/c",
-        "AWS_LIKE": "AKIAABCDEFGHIJKLMNOP",
-        "PEM": "-----BEGIN RSA PRIVATE KEY-----\nabc",
-        "GH": "ghp_abcdefghijklmnopqrstuvwxyz0123",
         "EDITOR": "vim",
+        "NPM_AUTH": "npm-auth-value",
+        "SLACK_HOOK_URL": "https://hooks.example.test/x",
+        "MYAPP_AUTH_HEADER": "Bearer abc",
+        "DOCKER_AUTH_CONFIG": "{}",
+        "OPENAI_API_KEY": "sk-whatever-123456",
+        "WANTED": "yes",
     }
-    kept = scrubbed_env(environ)
+    kept = child_env(environ, ["WANTED"])
     assert set(kept) == {
-        "PATH", "HOME", "LANG", "VIRTUAL_ENV", "PYTHONPATH", "EDITOR", "PYTHONDONTWRITEBYTECODE",
+        "PATH", "HOME", "LANG", "LC_ALL", "TZ", "VIRTUAL_ENV", "PYTHONPATH", "WANTED",
+        "TMPDIR", "PYTHONDONTWRITEBYTECODE",
     }  # fmt: skip
-    assert kept["PYTHONDONTWRITEBYTECODE"] == "1"
-    assert kept["PATH"] == "/usr/bin:/bin"
+    assert kept["HOME"] == "/home/dev" and kept["TMPDIR"] == "/tmp"
+    assert child_env(environ, home="/tmp/home")["HOME"] == "/tmp/home"
+
+
+def test_environment_of_the_test_process_is_untouched() -> None:
+    before = dict(os.environ)
+    child_env(os.environ, ["PATH"], home="/elsewhere")
+    assert dict(os.environ) == before
+
+
+# ----------------------------------------------------------------------------- redaction
+
+
+def test_secret_looking_variables_are_found_by_name_and_by_value() -> None:
+    environ = {
+        "NPM_AUTH": "npm-auth-value-1",
+        "SLACK_HOOK_URL": "https://hooks.example.test/T000/B000",
+        "MYAPP_AUTH_HEADER": "Bearer abcdefgh",
+        "DOCKER_AUTH_CONFIG": '{"auths": {}}',
+        "DB_PASSWORD": "correct-horse",
+        "SENTRY_DSN": "https://k@sentry.example.test/1",
+        "GOOGLE_APPLICATION_CREDENTIALS": "/keys/sa.json",
+        "DATABASE_URL": "postgres://admin:hunter2@db/prod",
+        "SHORT_TOKEN": "abc",  # too short to redact without cutting ordinary text
+        "GIT_AUTHOR_NAME": "Jane Developer",
+        "PATH": "/usr/bin:/bin",
+        "EDITOR": "vim-or-emacs",
+    }
+    assert set(secrets_of(environ)) == {
+        "NPM_AUTH", "SLACK_HOOK_URL", "MYAPP_AUTH_HEADER", "DOCKER_AUTH_CONFIG", "DB_PASSWORD",
+        "SENTRY_DSN", "GOOGLE_APPLICATION_CREDENTIALS", "DATABASE_URL",
+    }  # fmt: skip
+
+
+def test_redact_replaces_every_occurrence_longest_value_first() -> None:
+    secrets = {"API_TOKEN": "tok-12345678", "LONG_TOKEN": "tok-12345678-and-more"}
+    text = "a tok-12345678 b tok-12345678-and-more c tok-12345678"
+    clean, names = redact(text, secrets)
+    assert clean == "a [redacted $API_TOKEN] b [redacted $LONG_TOKEN] c [redacted $API_TOKEN]"
+    assert names == ["API_TOKEN", "LONG_TOKEN"]
+    assert redact("nothing here", secrets) == ("nothing here", [])
+
+
+def test_a_command_printing_a_secret_is_redacted(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-0123456789")
+    code = "import os; print('token is', os.environ['DEPLOY_TOKEN'])"
+    result = run_command(["python", "-c", code], workspace, ALLOWED, passthrough=["DEPLOY_TOKEN"])
+    assert result.output == "token is [redacted $DEPLOY_TOKEN]\n"
+    assert result.redacted == ["DEPLOY_TOKEN"]
+
+
+# ----------------------------------------------------------------------------- mode
+
+
+@pytest.fixture
+def fresh_probe() -> Iterator[None]:
+    """The probe is cached once per process; these tests change what it would find."""
+    probe_bwrap.cache_clear()
+    yield
+    probe_bwrap.cache_clear()
+
+
+def test_allow_list_mode_can_be_forced(monkeypatch: pytest.MonkeyPatch, workspace: Path) -> None:
+    monkeypatch.setenv(MODE_VARIABLE, "allow-list")
+    mode = sandbox_mode()
+    assert (mode.name, mode.bwrap) == ("allow-list", None)
+    assert "FORGETUI_SANDBOX=allow-list" in mode.reason
+    assert run_command(["python", "-c", "pass"], workspace, ALLOWED).sandbox == "allow-list"
+
+
+def test_an_unknown_mode_is_bad_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MODE_VARIABLE, "docker")
+    with pytest.raises(
+        SandboxUnavailable, match=r"FORGETUI_SANDBOX='docker' is not a sandbox mode"
+    ):
+        sandbox_mode()
+
+
+@pytest.mark.usefixtures("fresh_probe")
+def test_without_bwrap_commands_fall_back_to_the_allow_list(
+    monkeypatch: pytest.MonkeyPatch, workspace: Path, tmp_path: Path
+) -> None:
+    monkeypatch.delenv(MODE_VARIABLE, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    mode = sandbox_mode()
+    assert mode.name == "allow-list"
+    assert mode.reason == "bwrap not found: install it with `sudo apt-get install bubblewrap`"
+    assert run_command(["python", "-c", "print(1)"], workspace, ALLOWED).output == "1\n"
+
+
+@pytest.mark.usefixtures("fresh_probe")
+def test_asking_for_bwrap_without_it_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, workspace: Path, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(MODE_VARIABLE, "bwrap")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    with pytest.raises(
+        SandboxUnavailable, match=r"FORGETUI_SANDBOX=bwrap, but bwrap not found"
+    ) as err:
+        run_command(["python", "-c", "pass"], workspace, ALLOWED)
+    assert err.value.exit_code == EXIT_BAD_INPUT
+
+
+@pytest.mark.usefixtures("fresh_probe")
+def test_a_bwrap_that_fails_its_probe_says_why(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.delenv(MODE_VARIABLE, raising=False)
+    monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
+    mode = sandbox_mode()
+    assert mode.name == "allow-list"
+    assert mode.reason == "bwrap probe failed: bwrap: No permissions to create new namespace"
+
+
+@pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)
+def test_bwrap_mode_runs_commands_inside_it(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(MODE_VARIABLE, raising=False)
+    code = "import os; print(os.getpid(), os.environ['HOME'], os.getcwd())"
+    result = run_command(["python", "-c", code], workspace, ALLOWED)
+    assert result.sandbox == "bwrap"
+    pid, home, cwd = result.output.split()
+    assert int(pid) <= 3  # a fresh PID namespace: bwrap's init is 1
+    assert home == "/tmp/home"
+    assert Path(cwd) == workspace.resolve()
 
 
 # ----------------------------------------------------------------------------- limits
 
 
-def test_timeout_kills_the_command(workspace: Path) -> None:
-    result = run_command(["python", "-c", "import time; time.sleep(60)"], workspace, ALLOWED, 0.5)
-    assert result.timed_out
-    assert result.exit_code is None
-    assert "timed out after 0.5s" in result.output
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state != "Z"
-
-
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
-def test_timeout_kills_the_whole_process_group(workspace: Path) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_timeout_kills_every_process_the_command_started(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    use_mode(monkeypatch, mode)
+    marker = f"forgetui-timeout-{uuid.uuid4().hex}"
     code = (
         "import subprocess, sys, time\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
-        "print(child.pid, flush=True)\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}])\n"
         "time.sleep(60)\n"
     )
-    result = run_command(["python", "-c", code], workspace, ALLOWED, timeout_s=1.0)
+    result = run_command(["python", "-c", code, marker], workspace, ALLOWED, timeout_s=1.0)
     assert result.timed_out
-    child = int(result.output.split()[0])
-    deadline = time.monotonic() + 10  # reaping is asynchronous; this only bounds the wait
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child)
+    assert result.exit_code is None
+    assert "timed out after 1s" in result.output
+    wait_until(lambda: not processes_with(marker))
+    survivors = processes_with(marker)
+    kill_all(survivors)
+    assert survivors == []
 
 
 def test_output_is_capped_keeping_start_and_end(workspace: Path) -> None:
@@ -311,9 +450,3 @@ def test_cap_text_keeps_short_text_and_marks_cuts() -> None:
     assert capped.startswith("a" * 10)
     assert capped.endswith("b" * 30)
     assert "[... 60 characters truncated]" in capped
-
-
-def test_environment_of_the_test_process_is_untouched() -> None:
-    before = dict(os.environ)
-    scrubbed_env(os.environ)
-    assert dict(os.environ) == before

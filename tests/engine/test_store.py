@@ -68,8 +68,8 @@ def test_create_writes_the_folder_of_section_3(workspace: Path) -> None:
     names = sorted(p.relative_to(folder.path).as_posix() for p in folder.path.rglob("*"))
     assert names == [
         "actions.yaml", "artifacts", "artifacts/contexts", "artifacts/inputs",
-        "artifacts/outputs", "artifacts/snapshots", "state.yaml", "task.yaml",
-        "working_memory.yaml",
+        "artifacts/outputs", "artifacts/snapshots", "artifacts/task.accepted.yaml",
+        "state.yaml", "task.yaml", "working_memory.yaml",
     ]  # fmt: skip
     assert (folder.path / "actions.yaml").read_bytes() == b""
     assert TaskSpec.model_validate(yaml.safe_load((folder.path / "task.yaml").read_text())) == spec

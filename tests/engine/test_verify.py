@@ -198,6 +198,28 @@ def test_regex_check_ignores_the_task_folder(workspace: Path) -> None:
     assert run_checks(spec, workspace, Verification(), step=1).checks["r"].passing
 
 
+def test_check_globs_match_one_component_per_star_and_enter_hidden_dirs_only_by_name(
+    workspace: Path,
+) -> None:
+    for rel in ("top.yml", "a/one.yml", "a/b/two.yml", ".github/ci.yml", "node_modules/m.yml"):
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text("on: push\n")
+    expected = {
+        "*.yml": "top.yml exists",
+        "*/*.yml": "a/one.yml exists",
+        "**/*.yml": "a/b/two.yml, a/one.yml, top.yml exists",
+        "a/**/*.yml": "a/b/two.yml, a/one.yml exists",
+        ".github/*.yml": ".github/ci.yml exists",
+        "node_modules/*.yml": "node_modules/m.yml exists",
+        "a/**": "a/** does not exist",
+    }
+    spec = make_spec(
+        *({"name": pattern, "kind": "file_exists", "path": pattern} for pattern in expected)
+    )
+    checks = run_checks(spec, workspace, Verification(), step=1).checks
+    assert {name: result.details for name, result in checks.items()} == expected
+
+
 def test_invalid_regex_fails_with_a_reason(workspace: Path) -> None:
     (workspace / "a.py").write_text("x\n")
     spec = make_spec({"name": "r", "kind": "regex", "path": "a.py", "must_match": "("})

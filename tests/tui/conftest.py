@@ -49,6 +49,16 @@ def steady_step_times(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
         monkeypatch.setattr(log_columns, "took", lambda ms: "5ms" if ms else "")
 
 
+@pytest.fixture(autouse=True)
+def shown_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workbench shows bubblewrap as the sandbox on every machine, so a screen does not
+    depend on whether bwrap is installed where the suite runs (the engine's own sandbox tests
+    cover both modes; test_sandbox_shown covers the allow-list's warning)."""
+    from forgetui.engine import api
+
+    monkeypatch.setattr(api, "sandbox_mode", lambda: api.SandboxMode("bwrap", "bubblewrap"))
+
+
 def settings_for(home: Path, **overrides: Any) -> Settings:
     base: dict[str, Any] = {
         "theme": "dark",

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from forgetui.engine.catalog import ACTIONS, ActionSpec, ArgSpec, ArgType
 from forgetui.engine.errors import ForgeError, first_error
 from forgetui.engine.task import Plan
+from forgetui.engine.yamlio import safe_load
 
 TRUE_WORDS = frozenset(("true", "yes", "on", "1"))
 FALSE_WORDS = frozenset(("false", "no", "off", "0"))
@@ -147,7 +148,7 @@ def _string_list(value: Any) -> list[str]:
 def _plan(value: Any) -> dict[str, Any]:
     if isinstance(value, str):  # a tool-calling model may send the object JSON-encoded
         with contextlib.suppress(yaml.YAMLError):
-            value = yaml.safe_load(value)  # YAML reads JSON too
+            value = safe_load(value)  # YAML reads JSON too
     if not isinstance(value, dict):
         raise _Invalid("must be a mapping: {goal, tasks: [{title, subtasks: [{title}]}]}")
     try:

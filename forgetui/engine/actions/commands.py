@@ -25,7 +25,12 @@ def run_cmd(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     try:
         name = os.path.basename(split_command(cmd)[0])
         result = run_command(
-            cmd, env.workspace, env.spec.allowed_commands, timeout_s=env.command_timeout_s
+            cmd,
+            env.workspace,
+            env.spec.allowed_commands,
+            timeout_s=env.command_timeout_s,
+            network=env.spec.sandbox.network,
+            passthrough=env.spec.env_passthrough,
         )
     except SandboxError as exc:
         return ActionOutcome(
@@ -46,6 +51,7 @@ def run_cmd(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
         error=error,
         command=CommandRun(cmd=shown, exit_code=result.exit_code, step=env.step),
         changed_workspace=True,  # a command may write anything; verification decides
+        redacted=result.redacted,  # execute() adds the note to the summary
     )
 
 

@@ -1,25 +1,36 @@
 """The file actions: read_file, list_dir, search, write_file, edit_file.
 
-Paths go through the sandbox (`resolve_path`) before anything is touched; reads and walks go
-through `forgetui.engine.workspace`, so a search sees the files the checks and the context see.
-Every write is snapshotted before and after, which is what makes a step reviewable."""
+Reads go through the sandbox (`resolve_path`), walks and text reads through
+`forgetui.engine.workspace`, so a search sees the files the checks and the context see. Writes
+go through `forgetui.engine.safe_write`, which never follows a link. Every write is snapshotted
+before and after, which is what makes a step reviewable."""
 
 from __future__ import annotations
 
 import os
-import re
-from pathlib import Path
 from typing import Any
 
 from forgetui.engine.actions.outcome import OUTPUT_CAP, ActionEnv, ActionOutcome, Failed
 from forgetui.engine.compress import numbered_lines, omitted_marker
+from forgetui.engine.safe_write import open_write_target
 from forgetui.engine.sandbox import TASK_DIR_NAME, cap_text, resolve_path, workspace_relative
-from forgetui.engine.workspace import is_text_file, line_count, read_text, walk_files
+from forgetui.engine.timed_regex import InvalidPattern, PatternTooSlow, TimedPattern
+from forgetui.engine.workspace import (
+    Skipped,
+    line_count,
+    link_text,
+    read_text,
+    scanned_text,
+    skip_reason,
+    skipped_note,
+    walk_files,
+)
 
 MAX_LIST_ENTRIES = 500
 MAX_SEARCH_RESULTS = 100
 MAX_SEARCH_FILE_BYTES = 1_000_000
 MAX_SCANNED_FILES = 20_000
+SEARCH_BUDGET_S = 2.0  # matching time for one search, across all its files
 
 
 def cap_lines(lines: list[str], limit: int) -> str:
@@ -62,6 +73,19 @@ def read_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     )
 
 
+def _listed_name(entry: os.DirEntry[str], rel: str, skipped: list[Skipped]) -> str | None:
+    """How list_dir shows an entry ("name/" for a directory), or None for a symlink loop, a
+    broken link or an unreadable entry (named in `skipped`)."""
+    try:
+        if entry.is_symlink():
+            os.stat(entry.path)
+        return entry.name + ("/" if entry.is_dir() else "")
+    except OSError as exc:
+        where = f"{rel}/{entry.name}".removeprefix("./")
+        skipped.append(Skipped(where, skip_reason(exc), link_text(entry.path)))
+        return None
+
+
 def list_dir(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     path = resolve_path(env.workspace, args.get("path") or ".")
     rel = workspace_relative(env.workspace, path)
@@ -69,72 +93,78 @@ def list_dir(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
         raise Failed(f"no such directory: {rel}")
     if not path.is_dir():
         raise Failed(f"{rel} is a file (use read_file)")
-    names = sorted(
-        entry.name + ("/" if entry.is_dir() else "")
-        for entry in os.scandir(path)
-        if entry.name != TASK_DIR_NAME
-    )
+    skipped: list[Skipped] = []
+    with os.scandir(path) as entries:
+        listed = [
+            _listed_name(entry, rel, skipped) for entry in entries if entry.name != TASK_DIR_NAME
+        ]
+    names = sorted(name for name in listed if name is not None)
     dirs = sum(name.endswith("/") for name in names)
     shown = names[:MAX_LIST_ENTRIES]
     if len(names) > MAX_LIST_ENTRIES:
         shown.append(f"... and {len(names) - MAX_LIST_ENTRIES} more")
     summary = f"listed {rel}: {dirs} dirs, {len(names) - dirs} files"
+    if skipped:
+        shown.append(skipped_note(skipped))
+        summary += f"; {skipped_note(skipped)}"
     return ActionOutcome("success", summary, output="\n".join(shown))
 
 
 def search(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     try:
-        pattern = re.compile(args["pattern"])
-    except re.error as exc:
+        pattern = TimedPattern(args["pattern"], budget_s=SEARCH_BUDGET_S)
+    except InvalidPattern as exc:
         raise Failed(f"invalid regex {args['pattern']!r}: {exc}") from exc
     root = env.workspace.resolve()
     top = resolve_path(env.workspace, args.get("path") or ".")
     if not top.exists():
         raise Failed(f"no such path: {workspace_relative(env.workspace, top)}")
-    candidates = [top] if top.is_file() else walk_files(top, root)
+    if not (top.is_file() or top.is_dir()):
+        raise Failed(f"{workspace_relative(env.workspace, top)} is not a file or a directory")
+    skipped: list[Skipped] = []
+    candidates = [top] if top.is_file() else walk_files(top, root, skipped)
     hits: list[str] = []
     files_hit = 0
     for scanned, path in enumerate(candidates):
         if scanned >= MAX_SCANNED_FILES:
             break
-        if not is_text_file(path, MAX_SEARCH_FILE_BYTES):
-            continue
-        text = path.read_text("utf-8", errors="replace")
         rel = workspace_relative(env.workspace, path)
-        found = [
-            f"{rel}:{number}: {line.strip()[:200]}"
-            for number, line in enumerate(text.splitlines(), 1)
-            if pattern.search(line)
-        ]
+        text = scanned_text(path, rel, MAX_SEARCH_FILE_BYTES, skipped)
+        if text is None:
+            continue
+        try:
+            found = [
+                f"{rel}:{number}: {line.strip()[:200]}"
+                for number, line in enumerate(text.splitlines(), 1)
+                if pattern.search(line, rel)
+            ]
+        except PatternTooSlow as exc:
+            raise Failed(str(exc)) from exc
         files_hit += bool(found)
         hits.extend(found)
+    note = skipped_note(skipped)
     if not hits:
-        return ActionOutcome("success", f"search /{pattern.pattern}/: no matches", output="")
+        summary = f"search /{pattern.pattern}/: no matches" + (f"; {note}" if note else "")
+        return ActionOutcome("success", summary, output=note)
     shown = hits[:MAX_SEARCH_RESULTS]
     if len(hits) > MAX_SEARCH_RESULTS:
         shown.append(f"... and {len(hits) - MAX_SEARCH_RESULTS} more matches")
+    if note:
+        shown.append(note)
     summary = f"search /{pattern.pattern}/: {len(hits)} matches in {files_hit} files"
+    summary += f"; {note}" if note else ""
     return ActionOutcome("success", summary, output=cap_text("\n".join(shown), OUTPUT_CAP))
 
 
-def _write(env: ActionEnv, path: Path, before: str | None, after: str) -> list[str]:
-    """Write `after` and snapshot both sides; returns the snapshot artifact paths."""
-    rel = workspace_relative(env.workspace, path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(after, encoding="utf-8", newline="")
-    return env.snapshot(rel, before, after)
-
-
 def write_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
-    path = resolve_path(env.workspace, args["path"], write=True)
-    rel = workspace_relative(env.workspace, path)
-    if path.is_dir():
-        raise Failed(f"{rel} is a directory")
     content: str = args["content"]
-    before = read_text(path, rel) if path.exists() else None
-    if before == content:
-        return ActionOutcome("success", f"{rel} unchanged (same content)")
-    snapshots = _write(env, path, before, content)
+    with open_write_target(env.workspace, args["path"], create_dirs=True) as target:
+        rel = target.rel
+        before = target.read_text()
+        if before == content:
+            return ActionOutcome("success", f"{rel} unchanged (same content)")
+        target.replace(content)
+    snapshots = env.snapshot(rel, before, content)
     lines = line_count(content)
     created = ", new file" if before is None else ""
     return ActionOutcome(
@@ -147,20 +177,27 @@ def write_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
 
 
 def edit_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
-    path = resolve_path(env.workspace, args["path"], write=True)
-    rel = workspace_relative(env.workspace, path)
-    before = read_text(path, rel)
     old: str = args["old"]
     new: str = args["new"]
-    count = before.count(old)
-    if count != 1:
-        hint = "copy it exactly from read_file" if count == 0 else "include more surrounding lines"
-        raise Failed(f"`old` occurs {count} times in {rel}; it must occur exactly once ({hint})")
-    if old == new:
-        raise Failed("`old` and `new` are the same: nothing to change")
-    at = before.index(old)
-    after = before[:at] + new + before[at + len(old) :]
-    snapshots = _write(env, path, before, after)
+    with open_write_target(env.workspace, args["path"], create_dirs=False) as target:
+        rel = target.rel
+        before = target.read_text()
+        if before is None:
+            raise Failed(f"no such file: {rel}")
+        count = before.count(old)
+        if count != 1:
+            hint = (
+                "copy it exactly from read_file" if count == 0 else "include more surrounding lines"
+            )
+            raise Failed(
+                f"`old` occurs {count} times in {rel}; it must occur exactly once ({hint})"
+            )
+        if old == new:
+            raise Failed("`old` and `new` are the same: nothing to change")
+        at = before.index(old)
+        after = before[:at] + new + before[at + len(old) :]
+        target.replace(after)
+    snapshots = env.snapshot(rel, before, after)
     line = before.count("\n", 0, at) + 1
     summary = f"edited {rel} at line {line} (-{line_count(old)} +{line_count(new)} lines)"
     return ActionOutcome(

@@ -25,7 +25,15 @@ from forgetui.engine.sandbox import (
     run_command,
     workspace_relative,
 )
-from forgetui.engine.workspace import is_text_file, line_count, read_text, walk_files
+from forgetui.engine.workspace import (
+    Skipped,
+    is_text_file,
+    line_count,
+    read_text,
+    scanned_text,
+    skipped_note,
+    walk_files,
+)
 from forgetui.engine.yamlio import dump_yaml
 
 MAX_MEMORY_CHARS = 60_000  # a loaded_context item bigger than this would bloat the state files
@@ -86,7 +94,10 @@ def _test_output(env: ActionEnv) -> ActionOutcome:
     check = next((check for check in env.spec.checks if check.kind == "command"), None)
     if check is None or check.cmd is None:
         raise Failed("the task has no command check to take test output from")
-    result = run_command(check.cmd, env.workspace, env.spec.allowed_commands, check.timeout_s)
+    result = run_command(
+        check.cmd, env.workspace, env.spec.allowed_commands, check.timeout_s,
+        network=env.spec.sandbox.network, passthrough=env.spec.env_passthrough,
+    )  # fmt: skip
     name = os.path.basename(check.cmd[0])
     return _loaded(env, "test_output", result.output, verify.describe_command(result, name))
 
@@ -138,13 +149,20 @@ def _related_files(env: ActionEnv) -> ActionOutcome:
     target = workspace_relative(env.workspace, target_path)
     if not target_path.is_file():
         raise Failed(f"the target file {target} does not exist yet")
-    files = [
-        workspace_relative(env.workspace, path)
-        for path in walk_files(root, root)
-        if path.suffix == ".py"
-    ][:MAX_SCANNED_FILES]
+    skipped: list[Skipped] = []
+    texts: dict[str, str] = {}
+    for path in walk_files(root, root, skipped):
+        if len(texts) >= MAX_SCANNED_FILES:
+            break
+        if path.suffix == ".py":
+            rel = workspace_relative(env.workspace, path)
+            text = scanned_text(path, rel, MAX_SEARCH_FILE_BYTES, skipped)
+            texts[rel] = text if text is not None else ""
+    if target not in texts:
+        text = scanned_text(target_path, target, MAX_SEARCH_FILE_BYTES, skipped)
+        texts[target] = text if text is not None else ""
     by_name: dict[str, list[str]] = {}
-    for rel in files:
+    for rel in texts:
         dotted = _module_name(rel).split(".")
         for cut in range(len(dotted)):  # src/pkg/mod.py answers to pkg.mod and mod too
             by_name.setdefault(".".join(dotted[cut:]), []).append(rel)
@@ -155,20 +173,22 @@ def _related_files(env: ActionEnv) -> ActionOutcome:
         return matches[0] if len(matches) == 1 or exact else None
 
     def imports_of(rel: str) -> set[str]:
-        text = (root / rel).read_text("utf-8", errors="replace")
-        return {hit for module in imported_modules(text, rel) if (hit := resolve(module))} - {rel}
+        found = imported_modules(texts[rel], rel)
+        return {hit for module in found if (hit := resolve(module))} - {rel}
 
     imports = sorted(imports_of(target))
-    importers = sorted(rel for rel in files if rel != target and target in imports_of(rel))
-    content = "\n".join(
-        (
-            f"target: {target}",
-            f"imports: {', '.join(imports) or '(none in the workspace)'}",
-            f"imported by: {', '.join(importers) or '(none)'}",
-        )
-    )
+    importers = sorted(rel for rel in texts if rel != target and target in imports_of(rel))
+    lines = [
+        f"target: {target}",
+        f"imports: {', '.join(imports) or '(none in the workspace)'}",
+        f"imported by: {', '.join(importers) or '(none)'}",
+    ]
+    if skipped:
+        lines.append(skipped_note(skipped))
     detail = f"{len(imports)} imported, {len(importers)} importing"
-    return _loaded(env, "related_files", content, detail)
+    if skipped:
+        detail += f"; skipped {len(skipped)}"
+    return _loaded(env, "related_files", "\n".join(lines), detail)
 
 
 # ----------------------------------------------------------------------------- spec_section

@@ -48,6 +48,7 @@ class ActionOutcome:
     command: CommandRun | None = None
     changed_workspace: bool = False
     verification: Verification | None = None  # run_check: the new verification
+    redacted: list[str] = field(default_factory=list)  # variables whose values were cut out
 
 
 class Failed(ForgeError):

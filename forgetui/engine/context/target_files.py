@@ -4,6 +4,7 @@ text, so a preview rebuilt every keystroke reads and measures a file once."""
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -13,7 +14,7 @@ from forgetui.engine import compress as cz
 from forgetui.engine.context.render import clean
 from forgetui.engine.context.tree import El, Elastic
 from forgetui.engine.tokens import counter_for_encoding
-from forgetui.engine.workspace import looks_binary, workspace_glob
+from forgetui.engine.workspace import Skipped, looks_binary, skipped_note, workspace_glob
 
 MAX_TARGET_FILES = 8
 MAX_FILE_BYTES = 4_000_000
@@ -42,13 +43,16 @@ def _read_text(path: str, mtime_ns: int, size: int) -> tuple[str, int] | None:
     return text, len(cz.split_lines(text))
 
 
-def target_paths(workspace: Path, patterns: Sequence[str]) -> tuple[list[str], int]:
-    """Target files named in task.yaml, globs expanded; (paths shown, how many more)."""
+def target_paths(
+    workspace: Path, patterns: Sequence[str], skipped: list[Skipped] | None = None
+) -> tuple[list[str], int]:
+    """Target files named in task.yaml, globs expanded; (paths shown, how many more). What a
+    glob left out (a symlink loop, an unreadable directory) goes to `skipped`."""
     root = workspace.resolve()
     paths: list[str] = []
     for pattern in patterns:
         if any(char in pattern for char in "*?["):
-            matches = workspace_glob(workspace, pattern)
+            matches = workspace_glob(workspace, pattern, skipped)
             paths += [match.relative_to(root).as_posix() for match in matches]
         else:
             paths.append(pattern)
@@ -69,13 +73,16 @@ def target_files(
     which returns the slot its element carries, with the lines `focus` names for it."""
     if not patterns:
         return None
-    shown, more = target_paths(workspace, patterns)
+    skipped: list[Skipped] = []
+    shown, more = target_paths(workspace, patterns, skipped)
     root = workspace.resolve()
     items: list[El] = []
     for rel in shown:
         items.append(_target_file(root, rel, add_elastic, focus))
     if more:
         items.append(El("file", text=f"... and {more} more"))
+    if skipped:
+        items.append(El("file", text=skipped_note(skipped)))
     return El("target_files", seq=True, items=tuple(items))
 
 
@@ -83,13 +90,18 @@ def _target_file(root: Path, rel: str, add_elastic: Callable[[Elastic], int], fo
     def status(text: str) -> El:
         return El("file", attrs=(("path", rel), ("status", text)))
 
-    path = (root / rel).resolve()
+    try:
+        path = (root / rel).resolve()
+    except RuntimeError:  # Python 3.11 raises this for a symlink loop
+        return status("symlink loop")
     if not path.is_relative_to(root):
         return status("outside the workspace")
     try:
         info = path.stat()
-    except OSError:
-        return status("missing")
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return status("symlink loop")
+        return status("missing" if exc.errno in (errno.ENOENT, errno.ENOTDIR) else "unreadable")
     if not path.is_file():
         return status("not a file")
     if info.st_size > MAX_FILE_BYTES:

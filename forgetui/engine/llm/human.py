@@ -19,6 +19,7 @@ import yaml
 from forgetui.engine.catalog import ActionSpec
 from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.parse import ParsedAction, parse_text, validate_action
+from forgetui.engine.yamlio import safe_load
 
 _SHORTHAND = re.compile(r"[A-Za-z_]\w*(\s|$)")
 
@@ -48,7 +49,7 @@ def _value(text: str) -> Any:
     `yes` -> True) and are coerced by the action's signature."""
     if text[:1] in "[{":
         try:
-            return yaml.load(text, Loader=yaml.BaseLoader)  # scalars stay str
+            return safe_load(text, yaml.BaseLoader)  # scalars stay str
         except yaml.YAMLError:
             return text
     return text

@@ -18,9 +18,12 @@ import yaml
 
 from forgetui.engine.actions.args import ActionArgsError, validate_args
 from forgetui.engine.catalog import ActionSpec, ArgType
+from forgetui.engine.yamlio import safe_load
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]*)[^\n`]*$")
 _BLOCK_LANGS = {"", "yaml", "yml", "json", "json5", "jsonc"}
+# A JSON answer can spell a lone surrogate ("\ud800"): no file, log or YAML can hold it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,18 @@ def validate_action(name: Any, args: Any, offered: Sequence[ActionSpec] = ()) ->
         clean = validate_args(name, args, offered)
     except ActionArgsError as exc:
         return ParsedAction.failed(exc.message)
-    return ParsedAction(name, clean)
+    return ParsedAction(name, _writable(clean))
+
+
+def _writable(value: Any) -> Any:
+    """`value` with every lone surrogate replaced by U+FFFD, so the action can be recorded."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_writable(key): _writable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_writable(item) for item in value]
+    return value
 
 
 def _action_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
@@ -165,7 +179,7 @@ def _load_mapping(text: str) -> tuple[dict[str, Any] | None, str | None]:
         else:
             return (value, None) if isinstance(value, dict) else (None, None)
     try:
-        value = yaml.safe_load(text if text.endswith("\n") else text + "\n")
+        value = safe_load(text if text.endswith("\n") else text + "\n")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

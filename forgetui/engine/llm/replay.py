@@ -41,6 +41,7 @@ from forgetui.engine.yamlio import (
     dump_yaml,
     load_model,
     parse_yaml,
+    read_text,
     validate_data,
 )
 
@@ -127,12 +128,10 @@ class ReplayScript(RootModel[list[ReplayEntry]]):
 def load_script(path: Path) -> list[ReplayEntry]:
     """Read and check a script; any problem is a StateFileError naming file:line:field."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise StateFileError(path, "replay script is missing") from None
-    except UnicodeDecodeError as exc:
-        raise StateFileError(path, f"not UTF-8 text ({exc.reason})") from None
-    data = parse_yaml(text, path)
+    data = parse_yaml(text, path, aliases=True)  # PyYAML writes &id001 for repeats
     if data is None:
         data = []
     if not isinstance(data, list):

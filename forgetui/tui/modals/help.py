@@ -12,6 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from forgetui.engine.api import SandboxMode
 from forgetui.tui.commands import COMMANDS, Command, key_for
 from forgetui.tui.markup import fmt, lines
 
@@ -33,7 +34,7 @@ def home_relative(path: Path) -> str:
 
 
 class HelpScreen(ModalScreen[None]):
-    DEFAULT_CSS = "#help-task-path { margin-bottom: 1; }"
+    DEFAULT_CSS = "#help-task-path, #help-sandbox { margin-bottom: 1; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "close", "close", id="help-close"),
     ]
@@ -43,12 +44,14 @@ class HelpScreen(ModalScreen[None]):
         keymap: Mapping[str, str],
         applies: Callable[[Command], bool],
         task_path: Path | None = None,
+        sandbox: SandboxMode | None = None,
     ) -> None:
         super().__init__()
         self.keymap = keymap
         self.applies = applies
         # A sample opens as a copy in the runs directory; help is where to find out which.
         self.task_path = task_path
+        self.sandbox = sandbox
 
     def compose(self) -> ComposeResult:
         entries = []
@@ -74,6 +77,12 @@ class HelpScreen(ModalScreen[None]):
                     fmt("[b]task folder[/] $path", path=home_relative(self.task_path)),
                     id="help-task-path",
                 )
+            if self.sandbox is not None:
+                yield Static(
+                    fmt("[b]sandbox[/] $name: $reason", name=self.sandbox.name,
+                        reason=self.sandbox.reason),
+                    id="help-sandbox",
+                )  # fmt: skip
             yield Static(INTRO, id="help-intro")
             with VerticalScroll():
                 yield Static(lines(entries), id="help-keys")

@@ -1,0 +1,139 @@
+"""What a writer checks when it opens a task (Executor.open, before crash recovery): that
+state.yaml, working_memory.yaml and actions.yaml load and describe the same last step.
+recovery.py repairs what a crash can leave; whatever else is found here was done by a hand or a
+damaged disk, so it stops the writer with an error naming the files and `forgetui repair`.
+
+Checked, and why this much (a 10,000-step log of 25 MB, measured):
+- state.yaml and working_memory.yaml load, validate and are not empty;
+- actions.yaml is a regular file and every complete line has a record's shape, `--- {` ... `}`:
+  the index scan notes that as it finds the line starts (~20 ms for the whole log), so garbage
+  anywhere is caught;
+- its last TAIL_DECODED lines parse and validate: the records the next steps read (recent
+  results, the loop guard's intents, load_context's look back for a failure). Parsing every line
+  would cost ~0.3 s per 10,000 steps at every open, for lines no step reads again; `log` names
+  such a line itself and `forgetui repair` parses them all;
+- the step: state.yaml's `step` is the step of the log's last result, or one more when
+  state.yaml holds that step's result (a crash between saving state.yaml and appending to the
+  log, which recovery completes). A log with no result and a state.yaml without `last_result`
+  is a hand-written start (DESIGN.md's example says step 8) and passes."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from forgetui.engine.actionlog import BadLine
+from forgetui.engine.errors import ForgeError, StateFileError
+from forgetui.engine.memory import WorkingMemory
+from forgetui.engine.records import ResultRecord
+from forgetui.engine.state import TaskState
+from forgetui.engine.store import LOG_FILE, MEMORY_FILE, STATE_FILE, TaskFolder
+from forgetui.engine.yamlio import read_text, safe_load
+
+TAIL_DECODED = 200
+
+
+class TaskFilesDisagree(ForgeError):
+    """state.yaml and actions.yaml describe different last steps."""
+
+    title = "task files disagree"
+
+
+@dataclass
+class Survey:
+    """What the three files hold, and what is wrong with them."""
+
+    state: TaskState | None = None
+    memory: WorkingMemory | None = None
+    errors: dict[str, StateFileError] = field(default_factory=dict)  # file name -> why
+    empty: set[str] = field(default_factory=set)  # state files with no content
+    bad_lines: list[BadLine] = field(default_factory=list)
+    torn: tuple[int, int, str] | None = None  # an unfinished last line: offset, bytes, reason
+    last_result: ResultRecord | None = None  # the log's, bad lines passed over
+    mismatch: str | None = None  # state.yaml's step against the log's
+
+    @property
+    def log_step(self) -> int:
+        return self.last_result.step if self.last_result is not None else 0
+
+
+def survey(folder: TaskFolder, decoded: int | None = TAIL_DECODED) -> Survey:
+    """Read the three files without changing anything. `decoded`: how many of the log's last
+    lines to parse (None: all)."""
+    found = Survey()
+    try:
+        found.state = folder.load_state()
+    except StateFileError as exc:
+        found.errors[STATE_FILE] = exc
+        if _holds_nothing(folder.path / STATE_FILE):
+            found.empty.add(STATE_FILE)
+    try:
+        found.memory = folder.load_memory()
+    except StateFileError as exc:
+        found.errors[MEMORY_FILE] = exc
+        if _holds_nothing(folder.path / MEMORY_FILE):
+            found.empty.add(MEMORY_FILE)
+    try:
+        found.torn = folder.log.torn_tail()
+        found.bad_lines = folder.log.bad_lines(decoded)
+        if found.torn is not None:  # the torn line goes to actions.yaml.torn, not with these
+            found.bad_lines = [bad for bad in found.bad_lines if bad.offset != found.torn[0]]
+        skip = {bad.offset for bad in found.bad_lines}
+        if found.torn is not None:
+            skip.add(found.torn[0])
+        last = folder.log.last_of_kind("result", skip)
+    except StateFileError as exc:
+        found.errors[LOG_FILE] = exc
+        return found
+    found.last_result = last if isinstance(last, ResultRecord) else None
+    if found.state is not None:
+        found.mismatch = step_mismatch(found.state, found.last_result)
+    return found
+
+
+def step_mismatch(state: TaskState, last_result: ResultRecord | None) -> str | None:
+    """How state.yaml's step disagrees with the log's last result, or None if it does not."""
+    logged = last_result.step if last_result is not None else 0
+    if state.step == logged:
+        return None
+    saved = state.last_result or {}
+    if state.step == logged + 1 and saved.get("step") == state.step:
+        return None  # a crash before the log append: recovery appends state.yaml's result
+    if last_result is None and state.last_result is None:
+        return None  # a hand-written state.yaml over an empty log
+    has = f"'s last result is step {logged}" if last_result is not None else " has no result"
+    return f"state.yaml says step {state.step} but actions.yaml{has}"
+
+
+def check(folder: TaskFolder) -> None:
+    """Raise the first problem a writer must not go past: a state file that does not load, a
+    line of the log that is not a record, state.yaml's step against the log's."""
+    found = survey(folder)
+    for name in (STATE_FILE, MEMORY_FILE, LOG_FILE):
+        if name in found.errors:
+            raise found.errors[name]
+    task = shlex.quote(str(folder.path))
+    if found.bad_lines:
+        first = found.bad_lines[0]
+        more = len(found.bad_lines) - 1
+        others = f" (and {more} more bad line{'s' if more > 1 else ''})" if more else ""
+        raise StateFileError(
+            folder.log.path,
+            f"{first.problem}{others}; run `forgetui repair {task}` to see the fix",
+            line=first.line,
+        )
+    if found.mismatch is not None:
+        raise TaskFilesDisagree(
+            f"{folder.path}: {found.mismatch}; run `forgetui repair {task}` to see the fix"
+        )
+
+
+def _holds_nothing(path: Path) -> bool:
+    """A regular file with no YAML document in it (0 bytes, blanks or comments)."""
+    try:
+        return safe_load(read_text(path)) is None
+    except (ForgeError, OSError, yaml.YAMLError):
+        return False

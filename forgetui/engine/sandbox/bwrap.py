@@ -1,0 +1,122 @@
+"""The bubblewrap command line that confines one agent or check command.
+
+Everything is read-only but the workspace; the operator's home, /tmp and /run are hidden behind
+empty tmpfs mounts (keys in ~/.ssh, tokens in ~/.config, agent and database sockets); the task's
+own folder is read-only even though it lies in the workspace; the command gets its own PID,
+IPC, UTS and (unless the task allows it) network namespaces, so nothing it starts outlives it
+and the engine's /proc/<pid>/environ is not there to read."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from forgetui.engine.sandbox.paths import TASK_DIR_NAME
+
+SANDBOX_HOME = "/tmp/home"  # HOME inside: empty and writable, gone with the command
+_PREFIX_DIRS = ("bin",)  # <prefix>/bin/python: the interpreter needs its whole prefix
+
+
+def _shebang_interpreter(program: Path) -> Path | None:
+    try:
+        with program.open("rb") as handle:
+            first = handle.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    return Path(words[0]) if words and os.path.isabs(words[0]) else None
+
+
+def _program_roots(program: str) -> list[Path]:
+    """The directories `program` needs to run: its PATH entry, where its real file lives, and
+    for a script the whole prefix of its interpreter (a venv's python needs its lib/)."""
+    path = Path(program)
+    if not path.is_absolute():
+        return []
+    roots = [path.parent, path.resolve().parent]
+    interpreter = _shebang_interpreter(path.resolve())
+    if interpreter is not None:
+        for where in (interpreter.parent, interpreter.resolve().parent):
+            roots.append(where.parent if where.name in _PREFIX_DIRS else where)
+    return roots
+
+
+def _python_roots() -> list[Path]:
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    roots = [Path(prefix) for prefix in prefixes]
+    return roots + [root.resolve() for root in roots]
+
+
+def _outermost(paths: Iterable[Path]) -> list[Path]:
+    """The paths without those inside another one; bwrap mounts each once."""
+    kept: list[Path] = []
+    for path in sorted(set(paths), key=lambda p: len(p.parts)):
+        if not any(path.is_relative_to(other) for other in kept):
+            kept.append(path)
+    return kept
+
+
+def home_to_hide(environ: Mapping[str, str]) -> Path | None:
+    """The operator's home, if it is a directory that can be hidden (never `/`)."""
+    home = environ.get("HOME", "")
+    if not home or not os.path.isabs(home):
+        return None
+    path = Path(home).resolve()
+    return path if path.is_dir() and path != Path("/") else None
+
+
+def _put_back(home: Path, argv: Sequence[str]) -> list[Path]:
+    """What must stay readable under the hidden home: this interpreter and the program."""
+    wanted = [*_python_roots(), *_program_roots(argv[0])]
+    return _outermost(root for root in wanted if root.is_relative_to(home) and root.is_dir())
+
+
+def _resolver_dir(network: bool) -> list[str]:
+    """With the network allowed, /etc/resolv.conf may point into the hidden /run."""
+    if not network:
+        return []
+    target = Path("/etc/resolv.conf").resolve()
+    if target.is_relative_to("/run") and target.parent.is_dir():
+        return ["--ro-bind", str(target.parent), str(target.parent)]
+    return []
+
+
+def wrap(
+    bwrap: str,
+    argv: Sequence[str],
+    workspace: Path,
+    *,
+    network: bool,
+    home: Path | None,
+) -> list[str]:
+    """`bwrap [mounts and namespaces] -- argv`, to run with cwd = the workspace.
+
+    Mount order matters: the tmpfs mounts hide first, then what must run is bound back
+    read-only, then the workspace read-write (so one under $HOME or /tmp works), then its task
+    folder read-only again."""
+    ws = workspace.resolve()
+    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    if Path("/run").is_dir():
+        args += ["--tmpfs", "/run", *_resolver_dir(network)]
+    if home is not None:
+        args += ["--tmpfs", str(home)]
+        for root in _put_back(home, argv):
+            args += ["--ro-bind", str(root), str(root)]
+    args += ["--dir", SANDBOX_HOME]  # after the home's tmpfs, in case $HOME is /tmp
+    args += ["--bind", str(ws), str(ws)]
+    task_dir = ws / TASK_DIR_NAME
+    if task_dir.exists():
+        real = task_dir.resolve()
+        if real.is_relative_to(ws) and real.is_dir():
+            args += ["--ro-bind", str(real), str(real)]
+    args += ["--chdir", str(ws), "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    if not network:
+        args.append("--unshare-net")
+    # --cap-drop ALL: run as root, bwrap would keep CAP_SYS_ADMIN, and the command could
+    # remount / read-write or unmount the read-only task folder.
+    args += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--", *argv]
+    return args

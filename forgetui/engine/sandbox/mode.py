@@ -1,0 +1,87 @@
+"""Which sandbox commands run in: bubblewrap where it works, else the allow-list alone.
+
+The probe runs bwrap once per process with the very mounts and namespaces a command gets, so a
+kernel without user namespaces or a container that forbids mounts is found before the first
+step, with its error line as the reason."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from forgetui.engine.sandbox.bwrap import home_to_hide, wrap
+from forgetui.engine.sandbox.errors import SandboxUnavailable
+
+MODE_VARIABLE = "FORGETUI_SANDBOX"
+MODES = ("bwrap", "allow-list")
+INSTALL_HINT = "install it with `sudo apt-get install bubblewrap`"
+PROBE_TIMEOUT_S = 10.0
+
+SandboxName = Literal["bwrap", "allow-list"]
+
+
+@dataclass(frozen=True)
+class SandboxMode:
+    name: SandboxName
+    reason: str  # why this mode: for `status` and the workbench
+    bwrap: str | None = None  # the bwrap executable, in bwrap mode
+
+
+@functools.cache
+def probe_bwrap() -> tuple[str | None, str]:
+    """(bwrap's path, "") if a confined `python -c pass` runs, else (None, why not)."""
+    found = shutil.which("bwrap")
+    if found is None:
+        return None, f"bwrap not found: {INSTALL_HINT}"
+    with tempfile.TemporaryDirectory(prefix="forgetui-probe-") as scratch:
+        argv = wrap(
+            found,
+            [sys.executable, "-c", "pass"],
+            Path(scratch),
+            network=False,
+            home=home_to_hide(os.environ),
+        )
+        try:
+            done = subprocess.run(
+                argv,
+                cwd=scratch,
+                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=PROBE_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return None, f"bwrap probe failed: {exc}"
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = lines[-1] if lines else f"exit code {done.returncode}"
+        return None, f"bwrap probe failed: {why}"
+    return found, ""
+
+
+def sandbox_mode(environ: Mapping[str, str] = os.environ) -> SandboxMode:
+    """The mode commands run in now. FORGETUI_SANDBOX=allow-list forces the weaker mode;
+    FORGETUI_SANDBOX=bwrap makes a bwrap that cannot run an error (exit 2) instead of a
+    silent fallback."""
+    choice = environ.get(MODE_VARIABLE, "").strip()
+    if choice == "allow-list":
+        return SandboxMode("allow-list", f"{MODE_VARIABLE}=allow-list")
+    if choice not in ("", "bwrap"):
+        raise SandboxUnavailable(
+            f"{MODE_VARIABLE}={choice!r} is not a sandbox mode (modes: {', '.join(MODES)})"
+        )
+    found, problem = probe_bwrap()
+    if found is not None:
+        return SandboxMode("bwrap", f"bubblewrap at {found}", bwrap=found)
+    if choice == "bwrap":
+        raise SandboxUnavailable(f"{MODE_VARIABLE}=bwrap, but {problem}")
+    return SandboxMode("allow-list", problem)

@@ -1,0 +1,167 @@
+"""Running one command: the sandbox around it, a timeout, an output cap, a clean environment,
+and secret values cut from what it printed."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from forgetui.engine.sandbox.argv import program_argv, split_command
+from forgetui.engine.sandbox.bwrap import SANDBOX_HOME, home_to_hide, wrap
+from forgetui.engine.sandbox.environment import child_env
+from forgetui.engine.sandbox.mode import SandboxName, sandbox_mode
+from forgetui.engine.sandbox.redact import redact, secrets_of
+
+DEFAULT_OUTPUT_CAP = 20_000
+DEFAULT_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    argv: list[str]  # the program and its arguments, without the sandbox's wrapper
+    exit_code: int | None  # None: timed out
+    output: str  # stdout and stderr combined, capped, secret values redacted
+    timed_out: bool
+    truncated: bool
+    duration_ms: float
+    sandbox: SandboxName = "allow-list"
+    redacted: list[str] = field(default_factory=list)  # variables whose values were cut
+
+
+class _CappedReader(threading.Thread):
+    """Drains a pipe keeping the first quarter and the last three quarters of the cap: results
+    and summaries come last, and a command printing gigabytes must not fill memory."""
+
+    def __init__(self, stream: IO[bytes], cap: int) -> None:
+        super().__init__(daemon=True)
+        self.stream = stream  # owned: closed here once drained, never under a blocked read
+        self.head_cap = cap // 4
+        self.tail_cap = cap - self.head_cap
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.lock = threading.Lock()
+
+    def run(self) -> None:
+        try:
+            while chunk := os.read(self.stream.fileno(), 65536):
+                with self.lock:
+                    self.total += len(chunk)
+                    room = self.head_cap - len(self.head)
+                    if room > 0:
+                        self.head += chunk[:room]
+                        chunk = chunk[room:]
+                    self.tail += chunk
+                    if len(self.tail) > 2 * self.tail_cap:
+                        del self.tail[: -self.tail_cap]
+        finally:
+            self.stream.close()
+
+    def text(self) -> tuple[str, bool]:
+        with self.lock:
+            tail = self.tail[-self.tail_cap :] if self.tail_cap else bytearray()
+            dropped = self.total - len(self.head) - len(tail)
+            if dropped <= 0:
+                return (self.head + tail).decode("utf-8", "replace"), False
+            marker = f"\n[... {dropped} bytes truncated]\n".encode()
+            return (self.head + marker + tail).decode("utf-8", "replace"), True
+
+
+def _kill_group(pid: int) -> None:
+    """Kill the command's process group; under bwrap, killing bwrap takes its PID namespace
+    (and so every process the command started) with it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def run_command(
+    cmd: str | list[str],
+    workspace: Path,
+    allowed: Sequence[str],
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    output_cap: int = DEFAULT_OUTPUT_CAP,
+    *,
+    network: bool = False,
+    passthrough: Sequence[str] = (),
+) -> CommandResult:
+    """Run one allow-listed program in the workspace: no shell, an allow-listed environment
+    (plus `passthrough`), under bubblewrap when it works (`network` lets it reach the network).
+
+    Raises SandboxError for a refused command and SandboxUnavailable if FORGETUI_SANDBOX asks
+    for a sandbox that cannot run; a program that fails, is missing or times out is a
+    CommandResult (exit 127 for not found, None for a timeout)."""
+    argv = program_argv(split_command(cmd), allowed)
+    mode = sandbox_mode()
+    started = time.perf_counter()
+
+    def finish(
+        exit_code: int | None, output: str, timed_out: bool, truncated: bool
+    ) -> CommandResult:
+        clean, names = redact(output, secrets_of(os.environ))
+        return CommandResult(
+            argv=argv,
+            exit_code=exit_code,
+            output=clean,
+            timed_out=timed_out,
+            truncated=truncated,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            sandbox=mode.name,
+            redacted=names,
+        )
+
+    if os.sep not in argv[0]:  # a bare name: program_argv found it nowhere on PATH
+        return finish(127, f"{argv[0]}: command not found", False, False)
+    launched = argv
+    env = child_env(os.environ, passthrough)
+    if mode.bwrap is not None:
+        home = home_to_hide(os.environ)
+        launched = wrap(mode.bwrap, argv, workspace, network=network, home=home)
+        env = child_env(os.environ, passthrough, home=SANDBOX_HOME)
+    try:
+        proc = subprocess.Popen(
+            launched,
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so a timeout kills its children
+        )
+    except OSError as exc:
+        code = 127 if isinstance(exc, FileNotFoundError) else 126
+        return finish(code, f"{argv[0]}: {exc.strerror or exc}", False, False)
+    assert proc.stdout is not None
+    reader = _CappedReader(proc.stdout, output_cap)
+    reader.start()
+    timed_out = False
+    try:
+        exit_code: int | None = proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        exit_code = None
+    finally:
+        _kill_group(proc.pid)  # on a timeout, and any background child left behind
+        proc.wait()
+    reader.join(timeout=2.0)  # a child that escaped the group may still hold the pipe
+    output, truncated = reader.text()
+    if timed_out:
+        output += f"\n[timed out after {timeout_s:g}s; process group killed]"
+    return finish(exit_code, output, timed_out, truncated)
+
+
+def cap_text(text: str, limit: int) -> str:
+    """`text` cut to at most about `limit` characters, keeping its start and end."""
+    if len(text) <= limit:
+        return text
+    head = limit // 4
+    tail = limit - head
+    dropped = len(text) - head - tail
+    return f"{text[:head]}\n[... {dropped} characters truncated]\n{text[-tail:]}"
