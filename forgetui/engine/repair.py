@@ -27,6 +27,7 @@ from forgetui.engine.records import OperatorRecord, ResultRecord
 from forgetui.engine.state import TaskState
 from forgetui.engine.store import LOG_FILE, MEMORY_FILE, STATE_FILE, TaskFolder
 from forgetui.engine.task_seal import ACCEPTED_COPY
+from forgetui.engine.yamlio import fsync_dir
 
 _COPY_BLOCK = 1 << 20
 FixKind = Literal["torn_tail", "bad_lines", "empty_memory", "empty_state", "step"]
@@ -245,7 +246,7 @@ def _move_bad_lines(folder: TaskFolder, bad: list[BadLine], stamp: str) -> str:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return backup
 
 
@@ -281,11 +282,3 @@ def _free(path: Path) -> Path:
         n += 1
         candidate = path.with_name(f"{path.name}.{n}")
     return candidate
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -27,6 +27,7 @@ from forgetui.engine.yamlio import (
     atomic_write_text,
     dump_model,
     dump_yaml,
+    fsync_dir,
     load_model,
 )
 
@@ -157,7 +158,7 @@ class TaskFolder:
             if isinstance(exc, OSError) and final.exists():
                 raise ForgeError(f"task {spec.id} already exists: {final}") from None
             raise
-        _fsync_dir(root)
+        fsync_dir(root)
         return cls(final, spec)
 
     @classmethod
@@ -383,14 +384,6 @@ def _file_key(path: Path) -> tuple[int, int, int, int] | None:
     except FileNotFoundError:
         return None
     return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _dump_exact(data: Any) -> str:

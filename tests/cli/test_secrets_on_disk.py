@@ -32,7 +32,7 @@ MODES = ["bwrap", "allow-list"]
 @pytest.mark.parametrize("mode", MODES)
 def test_no_secret_reaches_the_disk(cli: Any, tmp_path: Path, mode: str) -> None:
     if mode == "bwrap" and sandbox_mode().name != "bwrap":
-        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+        pytest.skip(sandbox_mode().reason)
     home = tmp_path / "operator-home"
     (home / ".config").mkdir(parents=True)
     (home / ".config" / "keys.txt").write_text(f"OPENAI_API_KEY={SECRET}\n")

@@ -16,7 +16,8 @@ from forgetui.engine.sandbox import MODE_VARIABLE
 from forgetui.engine.sandbox.mode import probe_bwrap
 
 BWRAP = probe_bwrap()[0] is not None
-NO_BWRAP = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+# the probe's own reason: bwrap missing, or present and unable to run here (no user namespaces)
+NO_BWRAP = probe_bwrap()[1] or "bubblewrap runs here"
 MODES = [
     pytest.param("bwrap", marks=pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)),
     "allow-list",

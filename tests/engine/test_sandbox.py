@@ -402,6 +402,28 @@ def test_bwrap_mode_runs_commands_inside_it(
     assert Path(cwd) == workspace.resolve()
 
 
+@pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)
+def test_a_program_installed_under_tmp_still_runs_under_bwrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/tmp is a private tmpfs inside, but a venv (or a tool) that lives under /tmp, as in a
+    fresh clone there, is put back read-only: hiding it fell back to the allow-list."""
+    assert tmp_path.resolve().is_relative_to("/tmp")
+    tools = tmp_path / "venv" / "bin"
+    tools.mkdir(parents=True)
+    tool = tools / "greet"
+    tool.write_text(f"#!{sys.executable}\nprint('hello from', __file__)\n")
+    tool.chmod(0o755)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    monkeypatch.delenv(MODE_VARIABLE, raising=False)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    result = run_command(["greet"], ws, ("greet",))
+    assert result.sandbox == "bwrap"
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"hello from {tool}"
+
+
 # ----------------------------------------------------------------------------- limits
 
 

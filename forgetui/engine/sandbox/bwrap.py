@@ -69,10 +69,15 @@ def home_to_hide(environ: Mapping[str, str]) -> Path | None:
     return path if path.is_dir() and path != Path("/") else None
 
 
-def _put_back(home: Path, argv: Sequence[str]) -> list[Path]:
-    """What must stay readable under the hidden home: this interpreter and the program."""
+def _put_back(hidden: Sequence[Path], argv: Sequence[str]) -> list[Path]:
+    """What must stay readable under the hidden directories: this interpreter and the program
+    (a venv under /tmp or $HOME, pyenv in ~/.pyenv)."""
     wanted = [*_python_roots(), *_program_roots(argv[0])]
-    return _outermost(root for root in wanted if root.is_relative_to(home) and root.is_dir())
+    return _outermost(
+        root
+        for root in wanted
+        if any(root.is_relative_to(place) for place in hidden) and root.is_dir()
+    )
 
 
 def _resolver_dir(network: bool) -> list[str]:
@@ -100,12 +105,15 @@ def wrap(
     folder read-only again."""
     ws = workspace.resolve()
     args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    hidden = [Path("/tmp")]
     if Path("/run").is_dir():
         args += ["--tmpfs", "/run", *_resolver_dir(network)]
+        hidden.append(Path("/run"))
     if home is not None:
         args += ["--tmpfs", str(home)]
-        for root in _put_back(home, argv):
-            args += ["--ro-bind", str(root), str(root)]
+        hidden.append(home)
+    for root in _put_back(hidden, argv):
+        args += ["--ro-bind", str(root), str(root)]
     args += ["--dir", SANDBOX_HOME]  # after the home's tmpfs, in case $HOME is /tmp
     args += ["--bind", str(ws), str(ws)]
     task_dir = ws / TASK_DIR_NAME
