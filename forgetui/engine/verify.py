@@ -3,9 +3,10 @@ passes, what changed and at which step, and what regressed."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from forgetui.engine.clock import now_iso
@@ -15,8 +16,10 @@ from forgetui.engine.sandbox import (
     CommandResult,
     SandboxError,
     cap_text,
+    redact,
     redaction_note,
     run_command,
+    secrets_of,
     workspace_relative,
 )
 from forgetui.engine.state import CheckResult, Verification
@@ -221,10 +224,22 @@ def evaluate(
     check: Check, spec: TaskSpec, workspace: Path, timeout_s: float | None = None
 ) -> Evaluation:
     if check.kind == "command":
-        return evaluate_command(check, spec, workspace, timeout_s)
+        return evaluate_command(check, spec, workspace, timeout_s)  # the sandbox redacted it
     if check.kind == "regex":
-        return evaluate_regex(check, workspace)
-    return evaluate_file_exists(check, workspace)
+        return _redacted(evaluate_regex(check, workspace))
+    return _redacted(evaluate_file_exists(check, workspace))
+
+
+def _redacted(found: Evaluation) -> Evaluation:
+    """A regex check quotes the lines it matched, and a workspace file may hold a key the
+    agent wrote there: state.yaml and the next context get it with the values cut."""
+    secrets = secrets_of(os.environ)
+    details, names = redact(found.details, secrets)
+    output, more = redact(found.output, secrets) if found.output else (found.output, [])
+    cut = sorted({*names, *more})
+    if not cut:
+        return found
+    return replace(found, details=f"{details} ({redaction_note(cut)})", output=output)
 
 
 def run_checks(

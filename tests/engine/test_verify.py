@@ -162,6 +162,23 @@ def test_must_not_match_names_the_offending_file_and_line(workspace: Path) -> No
     assert fixed.passing
 
 
+def test_a_regex_check_quoting_a_secret_value_keeps_it_out_of_state(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent wrote the operator's key into a file; the check that quotes the offending
+    line must not carry it into state.yaml and the next context."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-live-abcdef0123456789")
+    (workspace / "config.py").write_text("KEY = 'sk-live-abcdef0123456789'\n")
+    spec = make_spec(
+        {"name": "no-keys", "kind": "regex", "path": "*.py", "must_not_match": "KEY = "}
+    )
+    result = run_checks(spec, workspace, Verification(), step=1).checks["no-keys"]
+    assert not result.passing
+    assert "sk-live-abcdef0123456789" not in result.details
+    assert "config.py:1: KEY = '[redacted $OPENAI_API_KEY]'" in result.details
+    assert "output redacted (OPENAI_API_KEY)" in result.details
+
+
 def test_must_match_needs_one_file_to_match(workspace: Path) -> None:
     (workspace / "src").mkdir()
     (workspace / "src" / "a.py").write_text("x = 1\n")
