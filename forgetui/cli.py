@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from forgetui.engine.api import EXIT_OK, ForgeError
@@ -19,6 +19,48 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise ForgeError(f"{self.prog}: {message}")
+
+
+def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
+    """An argparse type: a number above zero, else one line naming the value."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+        return value
+
+    return parse
+
+
+def _temperature(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2, not {text}")
+    return value
+
+
+def _add_model_bounds(p: argparse.ArgumentParser) -> None:
+    """The bounds of every real model call; each wins over task.yaml's `model_options`."""
+    p.add_argument(
+        "--max-output-tokens",
+        type=_positive(int),
+        metavar="N",
+        help="cap on each answer's tokens (default 1024)",
+    )
+    p.add_argument("--temperature", type=_temperature, help="sampling temperature (default 0)")
+    p.add_argument(
+        "--timeout",
+        type=_positive(float),
+        metavar="SECONDS",
+        help="per-call timeout; a call that times out is not retried (default 60)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("task")
     p.add_argument("--model")
     p.add_argument("--api-base")
+    _add_model_bounds(p)
     p.add_argument("--max-steps", type=int)
     p.add_argument("--until", choices=["escalation", "complete"], default="complete")
     p.add_argument(
@@ -300,6 +343,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         Path(args.task),
         model=args.model,
         api_base=args.api_base,
+        max_output_tokens=args.max_output_tokens,
+        temperature=args.temperature,
+        timeout_s=args.timeout,
         max_steps=args.max_steps,
         until=args.until,
         on_interrupt=args.on_interrupt,

@@ -231,6 +231,7 @@ class Executor:
                 completion_tokens=reply.completion_tokens,
                 cost=reply.cost,
                 model_ms=reply.latency_ms,
+                finish_reason=reply.finish_reason,
                 context_file=context_file,
             )
         )
@@ -239,7 +240,7 @@ class Executor:
             if reply.retry_helps:
                 draft.summary = f"model call failed: {error}"
                 question, options = (
-                    f"The model call failed after retries: {error}. Retry?",
+                    f"The model call failed: {error}. Retry?",
                     ["retry"],
                 )
             else:

@@ -28,6 +28,7 @@ class IntentRecord(_Record):
     completion_tokens: int = 0
     cost: float = 0.0
     model_ms: float = 0.0
+    finish_reason: str | None = None  # the provider's; "length": cut off at max_output_tokens
     context_file: str | None = None  # artifacts/contexts/step-000007.yaml
 
 

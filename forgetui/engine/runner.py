@@ -21,12 +21,22 @@ def model_for(
     model: str | None,
     api_base: str | None,
     human_input: Callable[[str], str] | None = None,
+    *,
+    max_output_tokens: int | None = None,
+    temperature: float | None = None,
+    timeout_s: float | None = None,
 ) -> Model:
-    """The model to run with: the flag, else the task's own, else the embedded replay."""
+    """The model to run with: the flag, else the task's own, else the embedded replay. Each
+    bound given here (a CLI flag) wins over the task's `model_options`, which win over the
+    defaults."""
+    options = folder.spec.model_options.with_overrides(
+        max_output_tokens=max_output_tokens, temperature=temperature, timeout_s=timeout_s
+    )
     return make_model(
         model or folder.spec.model or "replay",
         api_base=api_base,
         task_dir=folder.path,
+        options=options,
         human_input=human_input,
     )
 
@@ -60,6 +70,9 @@ def run(
     *,
     model: str | None = None,
     api_base: str | None = None,
+    max_output_tokens: int | None = None,
+    temperature: float | None = None,
+    timeout_s: float | None = None,
     max_steps: int | None = None,
     until: str = "complete",
     on_interrupt: str = "ask",
@@ -70,7 +83,14 @@ def run(
     """Run headless until complete, an escalation (`until`) or `max_steps`. A step a crash or
     Ctrl+C interrupted is re-run or skipped unattended with `on_interrupt`, else it is asked."""
     folder = TaskFolder.open(task)
-    llm = model_for(folder, model, api_base)
+    llm = model_for(
+        folder,
+        model,
+        api_base,
+        max_output_tokens=max_output_tokens,
+        temperature=temperature,
+        timeout_s=timeout_s,
+    )
     with Executor(folder, llm, observer=on_event) as executor:
         for notice in executor.notices:
             on_notice(notice)

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from forgetui.engine.catalog import PHASES, TaskType
+from forgetui.engine.model_options import ModelOptions
 
 SECTION_NAMES: tuple[str, ...] = (
     "system_prompt",
@@ -156,6 +157,7 @@ class TaskSpec(Strict):
     plan: Plan | None = None
     decompose: bool = False
     model: str | None = None
+    model_options: ModelOptions = Field(default_factory=ModelOptions)
 
     @field_validator("env_passthrough")
     @classmethod

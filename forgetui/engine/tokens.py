@@ -20,6 +20,10 @@ from forgetui.engine.errors import ForgeError
 DEFAULT_ENCODING = "cl100k_base"
 _O200K_MODELS = re.compile(r"^(?:openai/)?(?:gpt-4o|gpt-4\.1|gpt-5|o1|o3|o4)")
 COUNT_CACHE_SIZE = 2048
+# No token of the encodings used here spans more bytes (cl100k_base, o200k_base): a text longer
+# than budget * this many characters is over the budget without counting it, which for one
+# long run of a character costs tiktoken seconds (16 MB: 6.6 s).
+MAX_BYTES_PER_TOKEN = 128
 
 
 def bundled_tokenizer_dir() -> Path | None:

@@ -15,7 +15,7 @@ from forgetui.engine.context.inputs import ContextInputs
 from forgetui.engine.context.target_files import lines_matching, target_files
 from forgetui.engine.context.tree import El, Elastic, Scalar, drop_empty, seq, value_el
 from forgetui.engine.memory import MemoryItem, visible_items
-from forgetui.engine.tokens import TokenCounter
+from forgetui.engine.tokens import MAX_BYTES_PER_TOKEN, TokenCounter
 
 COMPLETED_SHOWN = 10  # progress.completed: the context shows the last 10
 # The files touched show their last 5; the scratchpad as many of its newest notes as fit this
@@ -100,7 +100,8 @@ class StateTree:
         shown: list[str] = []
         used = 0
         for note in reversed(notes):
-            cost = self.counter.count(note) + 3
+            too_long = len(note) > budget * MAX_BYTES_PER_TOKEN
+            cost = budget + 1 if too_long else self.counter.count(note) + 3
             if used + cost > budget and shown:
                 break
             shown.append(note if used + cost <= budget else cz.cut_error(note, 200))

@@ -30,6 +30,7 @@ class ModelReply:
     model: str = ""
     transport_failed: bool = False
     retry_helps: bool = True  # False: the same call would fail again (a replay script ran out)
+    finish_reason: str | None = None  # the provider's: "stop", "length" (cut at the cap), ...
 
     @classmethod
     def from_parsed(cls, parsed: ParsedAction, raw: str, **usage: Any) -> ModelReply:

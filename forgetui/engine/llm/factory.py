@@ -10,6 +10,7 @@ from forgetui.engine.llm.base import Model
 from forgetui.engine.llm.human import HumanModel
 from forgetui.engine.llm.litellm_model import LiteLLMModel
 from forgetui.engine.llm.replay import ReplayModel
+from forgetui.engine.model_options import ModelOptions
 
 DEFAULT_MODEL = "replay"
 REPLAY_SCRIPT = "replay.yaml"
@@ -21,10 +22,14 @@ def make_model(
     api_base: str | None = None,
     task_dir: Path | None = None,
     sample_replay: Path | None = None,
-    timeout_s: float = 60,
+    timeout_s: float | None = None,
+    options: ModelOptions | None = None,
     human_input: Callable[[str], str] | None = None,
 ) -> Model:
     """`replay` (default), `replay:PATH`, `human`, or any litellm model string.
+
+    A litellm model is bounded by `options` (the defaults when None); `timeout_s`, if given,
+    takes the place of its timeout.
 
     The default script is the sample's own replay.yaml, else <task_dir>/replay.yaml. A relative
     `replay:PATH` is taken from the working directory, else from the task folder.
@@ -38,7 +43,14 @@ def make_model(
         raise ForgeError(
             f"not a model name: {spec!r} (use replay, replay:PATH, human or a litellm model string)"
         )
-    return LiteLLMModel(spec, api_base=api_base, timeout_s=timeout_s)
+    bounds = (options or ModelOptions()).with_overrides(timeout_s=timeout_s)
+    return LiteLLMModel(
+        spec,
+        api_base=api_base,
+        timeout_s=bounds.timeout_s,
+        max_output_tokens=bounds.max_output_tokens,
+        temperature=bounds.temperature,
+    )
 
 
 def _replay_script(spec: str, task_dir: Path | None, sample_replay: Path | None) -> Path:

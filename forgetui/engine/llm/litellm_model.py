@@ -4,6 +4,8 @@ litellm is imported on the first call, never at module import: it costs seconds 
 the TUI must paint before that. The client's own retries are off (`max_retries=0`) so that the
 attempts, the backoff and the per-step deadline are all decided here, and a model that keeps
 failing becomes a reply with `transport_failed` (the step escalates), never an exception.
+Every call is bounded (issue 11): an output cap, a temperature and a timeout are always sent,
+and only errors that say "try again" are retried (call_errors.py says which and why).
 """
 
 from __future__ import annotations
@@ -14,14 +16,20 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
 from forgetui.engine.catalog import ActionSpec
 from forgetui.engine.llm.base import ModelReply
+from forgetui.engine.llm.call_errors import CallError, classify
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, tool_schemas
+from forgetui.engine.model_options import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TIMEOUT_S,
+)
 
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 _MAX_ERROR_CHARS = 400
 
@@ -48,7 +56,9 @@ class LiteLLMModel:
         model: str,
         *,
         api_base: str | None = None,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
+        temperature: float = DEFAULT_TEMPERATURE,
         use_tools: bool | None = None,
         max_attempts: int = 3,
         backoff_base_s: float = 1.0,
@@ -59,6 +69,8 @@ class LiteLLMModel:
         self.name = model
         self.api_base = api_base
         self.timeout_s = timeout_s
+        self.max_output_tokens = max_output_tokens
+        self.temperature = temperature
         self.use_tools = use_tools
         self.max_attempts = max(1, max_attempts)
         self.backoff_base_s = backoff_base_s
@@ -77,17 +89,19 @@ class LiteLLMModel:
             return ModelReply.failure(_describe(exc), model=self.name)
         deadline = time.monotonic() + self.deadline_s  # the one-time import is not the model's
         attempts = 0
-        last_error = "the per-step deadline passed before the first attempt"
+        error: CallError | None = None
+        waited_s = 0.0
         while attempts < self.max_attempts:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
             attempts += 1
+            waited_s = min(self.timeout_s, remaining)
             try:
-                response = litellm.completion(**request, timeout=min(self.timeout_s, remaining))
+                response = litellm.completion(**request, timeout=waited_s)
             except Exception as exc:
-                last_error = _describe(exc)
-                if not _retryable(litellm, exc):
+                error = classify(exc)
+                if not error.retryable:
                     break
                 delay = self._backoff(attempts, _retry_after_s(exc))
                 if attempts >= self.max_attempts or time.monotonic() + delay >= deadline:
@@ -96,11 +110,45 @@ class LiteLLMModel:
                 continue
             latency_ms = (time.monotonic() - started) * 1000
             return self._reply(litellm, response, tools, latency_ms)
+        text = (
+            self._failure_text(error, attempts, waited_s)
+            if error is not None
+            else f"no attempt: the per-step deadline of {_seconds(self.deadline_s)} s had passed"
+        )
         return ModelReply.failure(
-            f"model call failed after {attempts} attempt(s): {last_error}",
+            redact_secrets(text),
             model=self.name,
             latency_ms=(time.monotonic() - started) * 1000,
         )
+
+    def _failure_text(self, error: CallError, attempts: int, waited_s: float) -> str:
+        """One line that says what failed, where, and whether it was retried.
+
+        The executor puts "model call failed: " before it, so it does not say that itself."""
+        where = self.api_base or self.name
+        detail = _clip(error.detail)
+        if error.kind == "timeout" and error.status is None:
+            what, detail = f"timed out after {_seconds(waited_s)} s waiting for {where}", ""
+        elif error.kind == "refused":
+            what, detail = f"connection to {where} refused", ""
+        elif error.kind == "reset":
+            what = f"connection to {where} reset"
+        elif error.kind == "status" or error.kind == "timeout":
+            what = f"HTTP {error.status} from {where}"
+        elif error.kind == "provider":
+            what = f"{where} failed (litellm status {error.status})"
+        else:
+            what = f"{where} failed"
+        if not error.retryable:
+            how = f" (not retried: {error.why_not_retried})"
+        elif attempts >= self.max_attempts:
+            how = f" after {attempts} attempts"
+        else:
+            how = (
+                f" after {attempts} attempt(s): the per-step deadline of"
+                f" {_seconds(self.deadline_s)} s left no time for another"
+            )
+        return f"{what}{how}: {detail}" if detail else f"{what}{how}"
 
     def _request(
         self, litellm: ModuleType, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
@@ -109,6 +157,10 @@ class LiteLLMModel:
             "model": self.name,
             "messages": [dict(message) for message in messages],
             "max_retries": 0,
+            "max_tokens": self.max_output_tokens,
+            "temperature": self.temperature,
+            # a parameter the provider does not take (o1's temperature) is dropped, not a 400
+            "drop_params": True,
         }
         if self.api_base:
             request["api_base"] = self.api_base
@@ -139,15 +191,34 @@ class LiteLLMModel:
         tools: Sequence[ActionSpec],
         latency_ms: float,
     ) -> ModelReply:
+        reply = self._parsed_reply(litellm, response, tools, latency_ms)
+        if reply.finish_reason == "length" and reply.action is None:
+            # a cut-off answer rarely parses; say why, or the agent is told its form was wrong
+            cut = (
+                f"the answer was cut off at the {self.max_output_tokens}-token cap"
+                " (max_output_tokens)"
+            )
+            return replace(reply, error=f"{cut}: {reply.error}" if reply.error else cut)
+        return reply
+
+    def _parsed_reply(
+        self,
+        litellm: ModuleType,
+        response: Any,
+        tools: Sequence[ActionSpec],
+        latency_ms: float,
+    ) -> ModelReply:
         usage = getattr(response, "usage", None)
+        choices = getattr(response, "choices", None) or []
+        finish = getattr(choices[0], "finish_reason", None) if choices else None
         meta: dict[str, Any] = {
             "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
             "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
             "cost": _cost(litellm, response),
             "latency_ms": latency_ms,
             "model": self.name,
+            "finish_reason": finish if isinstance(finish, str) else None,
         }
-        choices = getattr(response, "choices", None) or []
         if not choices:
             return ModelReply(None, {}, "", "the response has no choices", **meta)
         message = choices[0].message
@@ -171,16 +242,6 @@ class LiteLLMModel:
         else:
             parsed = parse_tool_call(dumped[0]["name"] or "", dumped[0]["arguments"], tools)
         return ModelReply.from_parsed(parsed, raw, **meta)
-
-
-def _retryable(litellm: ModuleType, exc: Exception) -> bool:
-    """Rate limits, server errors, timeouts and dropped connections heal; the rest do not."""
-    if isinstance(
-        exc, litellm.Timeout | litellm.APIConnectionError | TimeoutError | ConnectionError
-    ):
-        return True
-    status = getattr(exc, "status_code", None)
-    return isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500)
 
 
 def _retry_after_s(exc: Exception) -> float | None:
@@ -220,6 +281,15 @@ def _cost(litellm: ModuleType, response: Any) -> float:
         return float(litellm.completion_cost(completion_response=response) or 0.0)
     except Exception:
         return 0.0
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}"
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_ERROR_CHARS else text[: _MAX_ERROR_CHARS - 3] + "..."
 
 
 def _describe(exc: BaseException) -> str:

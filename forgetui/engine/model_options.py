@@ -1,0 +1,47 @@
+"""How every real model call is bounded: its output cap, temperature and timeout (issue 11).
+
+One pydantic model serves task.yaml's `model_options:` and the CLI flags, so both are checked
+by the same rules. Without a cap a local model writes until its window is full; without a
+timeout a stalled server stalls the step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from forgetui.engine.errors import ForgeError
+
+DEFAULT_MAX_OUTPUT_TOKENS = 1024
+DEFAULT_TEMPERATURE = 0.0
+DEFAULT_TIMEOUT_S = 60.0
+
+
+class ModelOptions(BaseModel):
+    """task.yaml `model_options:`; a CLI flag overrides one field (`with_overrides`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_output_tokens: int = Field(DEFAULT_MAX_OUTPUT_TOKENS, ge=1)
+    temperature: float = Field(DEFAULT_TEMPERATURE, ge=0, le=2)
+    timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0)
+
+    def with_overrides(self, **given: Any) -> ModelOptions:
+        """These options with the given (not None) values in their place, checked again."""
+        update = {name: value for name, value in given.items() if value is not None}
+        if not update:
+            return self
+        try:
+            return ModelOptions.model_validate({**self.model_dump(), **update})
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(str(part) for part in error["loc"])
+            raise ForgeError(f"model option {field}: {error['msg']}") from None
+
+
+__all__ = [
+    "DEFAULT_MAX_OUTPUT_TOKENS",
+    "DEFAULT_TEMPERATURE",
+    "DEFAULT_TIMEOUT_S",
+    "ModelOptions",
+]
