@@ -33,6 +33,7 @@ class StepDraft:
     escalation: Escalation | None = None
     tool_ms: float = 0.0  # action + verification time, apart from the engine's own
     verified_before: Verification | None = None  # to tell which checks this step turned green
+    rerun: bool = False  # the operator re-runs an interrupted step's action
 
     def fail(self, result: ResultKind, error: str) -> None:
         """The step did not do what was asked: the error is also its summary."""

@@ -20,6 +20,7 @@ from forgetui.engine.actions import (
     CONTROL_ACTIONS,
     ActionArgsError,
     ActionEnv,
+    ActionOutcome,
     action_signature,
     execute,
     validate_args,
@@ -45,7 +46,7 @@ from forgetui.engine.progress import (
     update_progress,
 )
 from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.recovery import recover
+from forgetui.engine.recovery import landed_write, recover
 from forgetui.engine.reports import StepEvent, StepReport, verification_json
 from forgetui.engine.state import (
     EscalationReason,
@@ -53,7 +54,7 @@ from forgetui.engine.state import (
     Resolution,
     Verification,
 )
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.store import TaskFolder, step_name
 from forgetui.engine.verify import run_checks
 from forgetui.engine.views import last_failure
 
@@ -327,7 +328,20 @@ class Executor:
             verification=state.verification,
             keep_check_outputs=keep_outputs,
         )
-        outcome = execute(draft.action, draft.args, env)
+        landed = (
+            landed_write(self.folder, draft.number, draft.action, draft.args)
+            if draft.rerun
+            else None
+        )
+        if landed is not None:
+            rel, summary = landed
+            snapshots = self.folder.snapshots_dir / step_name(draft.number)
+            kept = sorted(p.relative_to(self.folder.path).as_posix() for p in snapshots.rglob("*"))
+            outcome = ActionOutcome(
+                "success", summary, files_changed=[rel], snapshots=kept, changed_workspace=True
+            )
+        else:
+            outcome = execute(draft.action, draft.args, env)
         draft.outcome = outcome
         draft.result, draft.summary, draft.error = outcome.result, outcome.summary, outcome.error
         if outcome.note:
@@ -368,6 +382,7 @@ class Executor:
             return self._record(draft)
         if resolution.kind == "modify" and resolution.args is not None:
             draft.args = dict(resolution.args)
+        draft.rerun = resolution.kind == "rerun"
         if draft.action not in ACTIONS:
             draft.result, draft.summary = "skipped", f"nothing to re-run for {draft.action}"
             return self._record(draft)

@@ -4,7 +4,9 @@ writer opens a task that a crashed run left behind."""
 from __future__ import annotations
 
 import contextlib
+import posixpath
 from pathlib import Path
+from typing import Any
 
 from forgetui.engine import policy
 from forgetui.engine.catalog import ACTIONS, action_target
@@ -88,6 +90,28 @@ def _what_it_did(folder: TaskFolder, step: int, action: str) -> str:
     if ACTIONS.get(action) is not None and ACTIONS[action].changes_workspace:
         return "it had not changed any file yet"
     return "it changes no file, so re-running it is safe"
+
+
+def landed_write(
+    folder: TaskFolder, step: int, action: str, args: dict[str, Any]
+) -> tuple[str, str] | None:
+    """A write_file/edit_file that a crash interrupted after it landed: the file is byte for
+    byte its `.after` snapshot of that step. Re-running it would fail (edit_file's `old` is
+    gone) or do nothing, so the re-run records what it had done instead: (path, summary)."""
+    path = args.get("path")
+    if action not in ("write_file", "edit_file") or not isinstance(path, str):
+        return None
+    rel = posixpath.normpath(path.replace("\\", "/"))
+    if rel.startswith(("/", "../")) or rel in ("..", "."):
+        return None
+    after = folder.snapshots_dir / step_name(step) / f"{rel}.after"
+    try:
+        landed = after.read_bytes() == (folder.workspace / rel).read_bytes()
+    except OSError:
+        return None
+    if not landed:
+        return None
+    return rel, f"{action} {rel}: already applied before the interruption (not run again)"
 
 
 def _remove_stale_temporaries(folder: TaskFolder, step: int) -> None:
