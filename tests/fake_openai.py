@@ -45,9 +45,13 @@ def _completion(message: dict[str, Any], finish_reason: str, usage: dict[str, in
 _JSON = {"Content-Type": "application/json"}
 
 
-def text_reply(content: str, usage: dict[str, int] | None = None) -> FakeReply:
-    """A plain assistant message (e.g. prose around a fenced action block)."""
-    return _completion({"role": "assistant", "content": content}, "stop", usage or DEFAULT_USAGE)
+def text_reply(
+    content: str, usage: dict[str, int] | None = None, *, finish_reason: str = "stop"
+) -> FakeReply:
+    """A plain assistant message (e.g. prose around a fenced action block); `finish_reason`
+    "length" is an answer the server cut off at the output cap."""
+    message = {"role": "assistant", "content": content}
+    return _completion(message, finish_reason, usage or DEFAULT_USAGE)
 
 
 def tool_call_reply(

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.fake_openai import error_reply, garbage_reply, text_reply, tool_call_reply
+import pytest
+import yaml
+
+from tests.fake_openai import error_reply, garbage_reply, slow_reply, text_reply, tool_call_reply
 
 SECRET = "sk-test-DO-NOT-WRITE-4242"
 
@@ -71,6 +74,10 @@ def test_model_that_keeps_failing_escalates_instead_of_crashing(
     assert result.code == 3, result.err
     final = result.json_lines()[-1]
     assert final["pending_escalation"]["reason"] == "model_error"
+    assert final["pending_escalation"]["question"] == (
+        f"The model call failed: HTTP 500 from {fake_openai.url} after 3 attempts: "
+        "fake error 500. Retry?"
+    )
     assert "Traceback" not in result.err
 
 
@@ -88,3 +95,97 @@ def test_human_model_on_stdin(cli, tmp_path: Path) -> None:
     result = cli("run", task, "--model", "human", "--json", stdin=typed)
     assert result.code == 0, result.err
     assert [s["action"] for s in result.json_lines()[:-1]] == ["write_file", "complete"]
+
+
+def _run_litellm(cli, task: Path, fake_openai, *flags: str):
+    return cli(
+        "run",
+        task,
+        "--model",
+        "openai/gpt-4o-mini",
+        "--api-base",
+        fake_openai.url,
+        "--max-steps",
+        "1",
+        "--json",
+        *flags,
+        extra_env={"OPENAI_API_KEY": SECRET},
+    )
+
+
+def test_every_request_is_bounded_by_default(cli, tmp_path: Path, fake_openai) -> None:
+    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    fake_openai.queue(tool_call_reply(("read_file", {"path": "test_hello.py"})))
+    result = _run_litellm(cli, task, fake_openai)
+    assert result.code == 0, result.err
+    [body] = fake_openai.requests
+    assert (body["max_tokens"], body["temperature"]) == (1024, 0)
+    [entry] = [e for e in cli("log", task, "--json").json_lines() if "action" in e]
+    assert entry["action"] == "read_file"
+
+
+def test_flags_win_over_task_yaml_which_wins_over_defaults(
+    cli, tmp_path: Path, fake_openai
+) -> None:
+    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    spec = yaml.safe_load((task / "task.yaml").read_text())
+    spec["model_options"] = {"max_output_tokens": 256, "temperature": 0.3}
+    (task / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    cli("accept-task-change", task)
+    fake_openai.queue(
+        tool_call_reply(("read_file", {"path": "test_hello.py"})),
+        tool_call_reply(("list_dir", {"path": "."})),
+    )
+    assert _run_litellm(cli, task, fake_openai).code == 0
+    assert _run_litellm(cli, task, fake_openai, "--max-output-tokens", "64").code == 0
+    from_task, from_flag = fake_openai.requests
+    assert (from_task["max_tokens"], from_task["temperature"]) == (256, 0.3)
+    assert (from_flag["max_tokens"], from_flag["temperature"]) == (64, 0.3)
+
+
+def test_a_timeout_is_tried_once_and_the_escalation_says_so(
+    cli, tmp_path: Path, fake_openai
+) -> None:
+    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    fake_openai.queue(slow_reply(30), tool_call_reply(("list_dir", {"path": "."})))
+    result = _run_litellm(cli, task, fake_openai, "--timeout", "0.5")
+    assert result.code == 3, result.err
+    assert len(fake_openai.requests) == 1 and fake_openai.pending == 1
+    step, final = result.json_lines()
+    reason = (
+        f"timed out after 0.5 s waiting for {fake_openai.url} "
+        "(not retried: a server that timed out may still be busy with the request)"
+    )
+    assert step["summary"] == f"model call failed: {reason}"
+    escalation = final["pending_escalation"]
+    assert escalation["reason"] == "model_error"
+    assert escalation["question"] == f"The model call failed: {reason}. Retry?"
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (("--max-output-tokens", "0"), "argument --max-output-tokens: must be above 0, not 0"),
+        (("--timeout", "soon"), "argument --timeout: not a number: 'soon'"),
+        (("--temperature", "3"), "argument --temperature: must be between 0 and 2, not 3"),
+    ],
+)
+def test_bad_bounds_are_one_line_and_exit_2(
+    cli, tmp_path: Path, fake_openai, flags: tuple[str, str], message: str
+) -> None:
+    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    result = _run_litellm(cli, task, fake_openai, *flags)
+    assert result.code == 2
+    assert result.err == f"forgetui: forgetui run: {message}\n"
+    assert fake_openai.requests == []
+
+
+def test_a_bad_model_option_in_task_yaml_names_the_field(cli, tmp_path: Path) -> None:
+    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    spec = yaml.safe_load((task / "task.yaml").read_text())
+    spec["model_options"] = {"max_output_tokens": 1024, "temprature": 0.5}
+    (task / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    result = cli("status", task)
+    assert result.code == 2
+    assert "task.yaml" in result.err and "model_options.temprature" in result.err
+    assert len(result.err.strip().splitlines()) == 1

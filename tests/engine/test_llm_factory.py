@@ -10,6 +10,8 @@ import pytest
 
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.llm import HumanModel, LiteLLMModel, ReplayModel, make_model
+from forgetui.engine.runner import model_for
+from tests.engine.helpers import make_task
 
 
 def test_importing_the_model_layer_does_not_import_litellm() -> None:
@@ -61,8 +63,34 @@ def test_human_and_litellm_strings(tmp_path: Path) -> None:
     assert isinstance(make_model("human", human_input=lambda prompt: "run_check"), HumanModel)
     model = make_model("ollama/qwen2.5-coder", api_base="http://127.0.0.1:11434", timeout_s=7)
     assert isinstance(model, LiteLLMModel)
-    assert (model.name, model.api_base, model.timeout_s) == (
-        "ollama/qwen2.5-coder", "http://127.0.0.1:11434", 7,
+    assert (model.name, model.api_base, model.timeout_s, model.max_output_tokens) == (
+        "ollama/qwen2.5-coder", "http://127.0.0.1:11434", 7, 1024,
     )  # fmt: skip
     with pytest.raises(ForgeError, match="not a model name"):
         make_model("gpt 4")
+
+
+def test_model_bounds_default_then_task_yaml_then_flags(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "tuned").mkdir()
+    plain = make_task(tmp_path / "plain", [])
+    model = model_for(plain, "openai/gpt-4o-mini", None)
+    assert isinstance(model, LiteLLMModel)
+    assert (model.max_output_tokens, model.temperature, model.timeout_s) == (1024, 0, 60)
+
+    tuned = make_task(
+        tmp_path / "tuned", [], model_options={"max_output_tokens": 300, "temperature": 0.2}
+    )
+    model = model_for(tuned, "openai/gpt-4o-mini", None, timeout_s=5)
+    assert isinstance(model, LiteLLMModel)
+    assert (model.max_output_tokens, model.temperature, model.timeout_s) == (300, 0.2, 5)
+    model = model_for(tuned, "openai/gpt-4o-mini", None, max_output_tokens=50, temperature=0)
+    assert isinstance(model, LiteLLMModel)
+    assert (model.max_output_tokens, model.temperature, model.timeout_s) == (50, 0, 60)
+
+
+def test_model_for_keeps_its_positional_signature(tmp_path: Path) -> None:
+    """The workbench calls model_for(folder, spec, api_base[, human_input=...])."""
+    folder = make_task(tmp_path, [{"action": "run_check"}])
+    assert isinstance(model_for(folder, None, None), ReplayModel)
+    assert isinstance(model_for(folder, "human", None, human_input=lambda p: ""), HumanModel)
