@@ -61,6 +61,12 @@ def _add_model_bounds(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="per-call timeout; a call that times out is not retried (default 60)",
     )
+    p.add_argument(
+        "--system-role",
+        choices=["system", "merge"],
+        help="merge: send the system prompt inside the user message, for models whose chat"
+        " template has no system role (default: system, unless litellm knows the model has none)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -346,6 +352,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         max_output_tokens=args.max_output_tokens,
         temperature=args.temperature,
         timeout_s=args.timeout,
+        system_role=args.system_role,
         max_steps=args.max_steps,
         until=args.until,
         on_interrupt=args.on_interrupt,

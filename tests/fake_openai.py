@@ -114,6 +114,7 @@ class FakeOpenAI:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str | None] = []  # each request's Authorization header
         self._replies: deque[FakeReply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -171,6 +172,7 @@ class FakeOpenAI:
                     body = json.loads(raw)
                 except ValueError:
                     body = {"_unparsed": raw.decode("utf-8", "replace")}
+                fake.authorizations.append(self.headers.get("Authorization"))
                 reply = _echo_model(fake._next_reply(body), body.get("model"))
                 if reply.delay_s and fake._stopping.wait(reply.delay_s):
                     return

@@ -438,14 +438,16 @@ class Executor:
             snapshots=outcome.snapshots if outcome else [],
             duration_ms=round(draft.tool_ms, 3),
             redacted=outcome.redacted or None if outcome else None,
+            transport=True if draft.reply is not None and draft.reply.transport_failed else None,
         )
         draft.memory = remember_result(draft.memory, result)
         # state
         add_usage(state, draft.reply)
         if draft.ctx is not None:
             state.last_context_tokens = draft.ctx.total_tokens
-        failed = draft.result in ("failure", "error")
-        state.failed_streak = state.failed_streak + 1 if failed else 0
+        if not result.transport:  # the agent did not fail: it was never asked
+            failed = draft.result in ("failure", "error")
+            state.failed_streak = state.failed_streak + 1 if failed else 0
         update_progress(state, result, spec, self.folder.workspace, draft.verified_before)
         if result.files_changed:
             state.loop_guard = guards.workspace_changed(state.loop_guard)

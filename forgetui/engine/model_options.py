@@ -6,7 +6,7 @@ timeout a stalled server stalls the step."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -15,6 +15,8 @@ from forgetui.engine.errors import ForgeError
 DEFAULT_MAX_OUTPUT_TOKENS = 1024
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_TIMEOUT_S = 60.0
+
+SystemRole = Literal["system", "merge"]
 
 
 class ModelOptions(BaseModel):
@@ -25,6 +27,10 @@ class ModelOptions(BaseModel):
     max_output_tokens: int = Field(DEFAULT_MAX_OUTPUT_TOKENS, ge=1)
     temperature: float = Field(DEFAULT_TEMPERATURE, ge=0, le=2)
     timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0)
+    # Some chat templates (Gemma's) have no system role and servers drop the system message:
+    # "merge" sends the system prompt inside the one user message. None decides per model:
+    # "merge" where litellm's model info says the model takes no system messages, else "system".
+    system_role: SystemRole | None = None
 
     def with_overrides(self, **given: Any) -> ModelOptions:
         """These options with the given (not None) values in their place, checked again."""
@@ -44,4 +50,5 @@ __all__ = [
     "DEFAULT_TEMPERATURE",
     "DEFAULT_TIMEOUT_S",
     "ModelOptions",
+    "SystemRole",
 ]

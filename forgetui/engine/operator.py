@@ -9,7 +9,13 @@ from typing import Any
 
 from forgetui.engine import memory as wm
 from forgetui.engine import policy, task_seal
-from forgetui.engine.answers import Takeover, first_word, resolution_for, takeover_for
+from forgetui.engine.answers import (
+    RERUN_WORDS,
+    Takeover,
+    first_word,
+    resolution_for,
+    takeover_for,
+)
 from forgetui.engine.catalog import PHASES
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError
@@ -53,7 +59,9 @@ def answer(folder: TaskFolder, text: str) -> Decision:
             # the waiting action is not run: its step is recorded as refused, then work goes on
             why = f"operator took over: {text}"
             resolution = Resolution(kind="reject", step=pending.step, reason=why)
-        routine = resolution is not None and resolution.kind in ROUTINE
+        routine = (resolution is not None and resolution.kind in ROUTINE) or (
+            pending.reason == "model_error" and first_word(text) in RERUN_WORDS
+        )  # retrying a failed model call decides nothing the agent must keep in mind
         decision = Decision(
             step=pending.step,
             question=pending.question,
@@ -83,7 +91,7 @@ def answer(folder: TaskFolder, text: str) -> Decision:
             OperatorRecord(
                 step=state.step,
                 at=now_iso(),
-                op=resolution.kind if routine and resolution else "answer",
+                op=(resolution.kind if resolution else "retry") if routine else "answer",
                 text=decision.answer,
                 detail={"reason": pending.reason},
             )

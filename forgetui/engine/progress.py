@@ -21,7 +21,10 @@ OUTPUT_ACTIONS = ("read_file", "search", "list_dir", "run_cmd")
 
 def remember_result(memory: wm.WorkingMemory, result: ResultRecord) -> wm.WorkingMemory:
     """This step's result as the newest action_result item (FIFO), replacing any earlier one
-    of the same step."""
+    of the same step. A failed model call is the operator's problem: the agent never acted,
+    so it remembers nothing of it."""
+    if result.transport:
+        return memory
     content: dict[str, Any] = {
         "action": result.action,
         "result": result.result,
@@ -77,7 +80,7 @@ def update_progress(
     for path in result.files_changed:
         written = [p for p in written if p != path] + [path]
     errors = probe.last_errors
-    if result.error:
+    if result.error and not result.transport:
         errors = [*errors, f"step {result.step}: {result.error[:500]}"][-3:]
     missing = [p for p in spec.target_files if not (workspace / p).exists()]
     state.probe = probe.model_copy(

@@ -44,6 +44,9 @@ class ResultRecord(_Record):
     snapshots: list[str] = Field(default_factory=list)
     duration_ms: float = 0.0
     redacted: list[str] | None = None  # variables whose secret values were cut from the output
+    # the model call itself failed (no key, refused, timeout): the operator's problem, kept out
+    # of the agent's memory, last errors and recent actions; None (absent) for every other step
+    transport: bool | None = None
 
 
 class OperatorRecord(_Record):

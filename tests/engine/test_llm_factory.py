@@ -70,7 +70,10 @@ def test_human_and_litellm_strings(tmp_path: Path) -> None:
         make_model("gpt 4")
 
 
-def test_model_bounds_default_then_task_yaml_then_flags(tmp_path: Path) -> None:
+def test_model_bounds_default_then_task_yaml_then_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-factory")
     (tmp_path / "plain").mkdir()
     (tmp_path / "tuned").mkdir()
     plain = make_task(tmp_path / "plain", [])
@@ -94,3 +97,38 @@ def test_model_for_keeps_its_positional_signature(tmp_path: Path) -> None:
     folder = make_task(tmp_path, [{"action": "run_check"}])
     assert isinstance(model_for(folder, None, None), ReplayModel)
     assert isinstance(model_for(folder, "human", None, human_input=lambda p: ""), HumanModel)
+
+
+def test_system_role_default_then_task_yaml_then_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-factory")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "merged").mkdir()
+    plain = make_task(tmp_path / "plain", [])
+    model = model_for(plain, "openai/gpt-4o-mini", None)
+    assert isinstance(model, LiteLLMModel) and model.system_role is None  # decided per model
+    merged = make_task(tmp_path / "merged", [], model_options={"system_role": "merge"})
+    model = model_for(merged, "openai/gemma", "http://127.0.0.1:9/v1")
+    assert isinstance(model, LiteLLMModel) and model.system_role == "merge"
+    model = model_for(merged, "openai/gemma", "http://127.0.0.1:9/v1", system_role="system")
+    assert isinstance(model, LiteLLMModel) and model.system_role == "system"
+    with pytest.raises(ForgeError, match="model option system_role"):
+        model_for(plain, "openai/gemma", "http://127.0.0.1:9/v1", system_role="user")  # type: ignore[arg-type]
+
+
+def test_a_missing_key_fails_before_any_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ForgeError) as raised:
+        make_model("openai/gpt-4o-mini")
+    assert raised.value.message == (
+        "OPENAI_API_KEY is not set: export it, or point --api-base at an OpenAI-compatible server"
+    )
+    with pytest.raises(ForgeError, match=r"^ANTHROPIC_API_KEY is not set"):
+        make_model("anthropic/claude-3-5-sonnet-20240620")
+    # a local server needs no key, and neither does Ollama
+    assert isinstance(make_model("openai/gemma", api_base="http://127.0.0.1:9/v1"), LiteLLMModel)
+    assert isinstance(make_model("ollama/qwen2.5-coder"), LiteLLMModel)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-factory")
+    assert isinstance(make_model("openai/gpt-4o-mini"), LiteLLMModel)

@@ -349,3 +349,58 @@ def test_unknown_model_costs_nothing_instead_of_crashing(fake_openai: FakeOpenAI
     local = LiteLLMModel("openai/forgetui-local-model-x", api_base=fake_openai.url, timeout_s=5)
     reply = local.complete(MESSAGES, TOOLS)
     assert (reply.action, reply.cost, reply.prompt_tokens) == ("run_check", 0.0, 120)
+
+
+def test_merge_sends_one_user_message_with_the_system_prompt_first(
+    fake_openai: FakeOpenAI,
+) -> None:
+    fake_openai.queue(text_reply("```yaml\naction: run_check\n```"))
+    reply = model(fake_openai, system_role="merge").complete(MESSAGES, TOOLS)
+    assert reply.action == "run_check"
+    [request] = fake_openai.requests
+    [message] = request["messages"]
+    assert message["role"] == "user"
+    assert message["content"] == (
+        "<system>\nYou are the agent. One action per answer.\n</system>\n\n"
+        "Goal: make the tests pass.\nLast result: none."
+    )
+    assert MESSAGES[0]["role"] == "system"  # what was compiled is left as it was
+
+
+def test_system_role_by_default_sends_two_messages(fake_openai: FakeOpenAI) -> None:
+    fake_openai.queue(text_reply("```yaml\naction: run_check\n```"))
+    model(fake_openai).complete(MESSAGES, TOOLS)
+    assert [m["role"] for m in fake_openai.requests[0]["messages"]] == ["system", "user"]
+
+
+@pytest.mark.parametrize(
+    ("name", "role"),
+    [
+        ("gemini/gemma-3-27b-it", "merge"),  # litellm's model info: no system messages
+        ("openai/gpt-4o-mini", "system"),
+        ("openai/gemma", "system"),  # unknown to litellm: the system role is kept
+    ],
+)
+def test_system_role_follows_litellm_model_info(name: str, role: str) -> None:
+    from forgetui.engine.llm.litellm_model import import_litellm
+    from forgetui.engine.llm.system_role import resolve_system_role
+
+    litellm = import_litellm()
+    assert resolve_system_role(litellm, name, None) == role
+    assert resolve_system_role(litellm, name, "system") == "system"
+
+
+def test_api_base_without_a_key_sends_a_placeholder(
+    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    fake_openai.queue(text_reply("```yaml\naction: run_check\n```"))
+    reply = model(fake_openai).complete(MESSAGES, TOOLS)
+    assert (reply.action, reply.error) == ("run_check", None)
+    assert fake_openai.authorizations == ["Bearer not-needed"]
+
+
+def test_api_base_with_a_key_sends_the_key(fake_openai: FakeOpenAI) -> None:
+    fake_openai.queue(text_reply("```yaml\naction: run_check\n```"))
+    model(fake_openai).complete(MESSAGES, TOOLS)
+    assert fake_openai.authorizations == [f"Bearer {API_KEY}"]

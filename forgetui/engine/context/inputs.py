@@ -80,6 +80,18 @@ def effective_phase(folder: TaskFolder, state: TaskState) -> str:
     return state.phase
 
 
+def agent_results(folder: TaskFolder, n: int) -> list[ResultRecord]:
+    """The last n results of the agent's own actions, oldest first: a failed model call
+    (`transport`) is the operator's, and showing it to the model only costs tokens."""
+    found: list[ResultRecord] = []
+    for record in folder.log.iter_backwards(("result",)):
+        if isinstance(record, ResultRecord) and not record.transport:
+            found.append(record)
+            if len(found) == n:
+                break
+    return found[::-1]
+
+
 def context_inputs(
     folder: TaskFolder,
     model: str | None = None,
@@ -96,7 +108,7 @@ def context_inputs(
         spec=folder.spec,
         state=state,
         memory=memory or folder.load_memory(),
-        recent=folder.log.last_results(RECENT_RESULTS),
+        recent=agent_results(folder, RECENT_RESULTS),
         workspace=folder.workspace,
         model=model or folder.spec.model,
     )

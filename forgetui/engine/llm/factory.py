@@ -7,8 +7,9 @@ from pathlib import Path
 
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.llm.base import Model
+from forgetui.engine.llm.credentials import require_keys
 from forgetui.engine.llm.human import HumanModel
-from forgetui.engine.llm.litellm_model import LiteLLMModel
+from forgetui.engine.llm.litellm_model import LiteLLMModel, import_litellm
 from forgetui.engine.llm.replay import ReplayModel
 from forgetui.engine.model_options import ModelOptions
 
@@ -29,7 +30,8 @@ def make_model(
     """`replay` (default), `replay:PATH`, `human`, or any litellm model string.
 
     A litellm model is bounded by `options` (the defaults when None); `timeout_s`, if given,
-    takes the place of its timeout.
+    takes the place of its timeout. Without `api_base`, a provider key that is not set fails
+    here, before any call (this imports litellm; with `api_base` nothing is imported yet).
 
     The default script is the sample's own replay.yaml, else <task_dir>/replay.yaml. A relative
     `replay:PATH` is taken from the working directory, else from the task folder.
@@ -44,12 +46,15 @@ def make_model(
             f"not a model name: {spec!r} (use replay, replay:PATH, human or a litellm model string)"
         )
     bounds = (options or ModelOptions()).with_overrides(timeout_s=timeout_s)
+    if not api_base:
+        require_keys(import_litellm(), spec)
     return LiteLLMModel(
         spec,
         api_base=api_base,
         timeout_s=bounds.timeout_s,
         max_output_tokens=bounds.max_output_tokens,
         temperature=bounds.temperature,
+        system_role=bounds.system_role,
     )
 
 

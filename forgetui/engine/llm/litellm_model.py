@@ -6,6 +6,9 @@ attempts, the backoff and the per-step deadline are all decided here, and a mode
 failing becomes a reply with `transport_failed` (the step escalates), never an exception.
 Every call is bounded (issue 11): an output cap, a temperature and a timeout are always sent,
 and only errors that say "try again" are retried (call_errors.py says which and why).
+A model without a system role gets the system prompt merged into the user message
+(system_role.py); a server given by `api_base` gets a placeholder key when none is set
+(credentials.py).
 """
 
 from __future__ import annotations
@@ -23,11 +26,14 @@ from typing import Any
 from forgetui.engine.catalog import ActionSpec
 from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.call_errors import CallError, classify
+from forgetui.engine.llm.credentials import PLACEHOLDER_API_KEY, missing_key_variables
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, tool_schemas
+from forgetui.engine.llm.system_role import merge_system, resolve_system_role
 from forgetui.engine.model_options import (
     DEFAULT_MAX_OUTPUT_TOKENS,
     DEFAULT_TEMPERATURE,
     DEFAULT_TIMEOUT_S,
+    SystemRole,
 )
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
@@ -48,7 +54,9 @@ class LiteLLMModel:
 
     `use_tools=None` decides per model: tools when litellm says the model supports function
     calling, or whenever an `api_base` is given (OpenAI-compatible servers); the fenced-block
-    answer otherwise. Keys are read by litellm from the environment and never pass through here.
+    answer otherwise. `system_role=None` likewise decides per model (system_role.py). Keys are
+    read by litellm from the environment and never pass through here; only a placeholder does,
+    for an `api_base` server when the provider's key variable is not set.
     """
 
     def __init__(
@@ -60,6 +68,7 @@ class LiteLLMModel:
         max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
         temperature: float = DEFAULT_TEMPERATURE,
         use_tools: bool | None = None,
+        system_role: SystemRole | None = None,
         max_attempts: int = 3,
         backoff_base_s: float = 1.0,
         backoff_cap_s: float = 20.0,
@@ -72,6 +81,7 @@ class LiteLLMModel:
         self.max_output_tokens = max_output_tokens
         self.temperature = temperature
         self.use_tools = use_tools
+        self.system_role = system_role
         self.max_attempts = max(1, max_attempts)
         self.backoff_base_s = backoff_base_s
         self.backoff_cap_s = backoff_cap_s
@@ -153,9 +163,10 @@ class LiteLLMModel:
     def _request(
         self, litellm: ModuleType, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
     ) -> dict[str, Any]:
+        merge = resolve_system_role(litellm, self.name, self.system_role) == "merge"
         request: dict[str, Any] = {
             "model": self.name,
-            "messages": [dict(message) for message in messages],
+            "messages": merge_system(messages) if merge else [dict(m) for m in messages],
             "max_retries": 0,
             "max_tokens": self.max_output_tokens,
             "temperature": self.temperature,
@@ -164,6 +175,9 @@ class LiteLLMModel:
         }
         if self.api_base:
             request["api_base"] = self.api_base
+            if missing_key_variables(litellm, self.name):
+                # a local server needs no key; without one litellm fails before sending
+                request["api_key"] = PLACEHOLDER_API_KEY
         if tools and self._tools_wanted(litellm):
             request["tools"] = tool_schemas(tools)
         return request
