@@ -223,7 +223,7 @@ class Executor:
             IntentRecord(
                 step=number,
                 at=now_iso(),
-                action=reply.action or "(unparsed)",
+                action=reply.action or reply.attempted or "(unparsed)",
                 args=draft.args,
                 model=reply.model,
                 raw_response=reply.raw,
@@ -254,7 +254,11 @@ class Executor:
             return self._record(draft)
         if reply.action is None:
             draft.result, draft.error = "failure", reply.error or "no action in the response"
-            draft.summary = f"unparsed response: {draft.error}"
+            draft.summary = (
+                f"invalid {reply.attempted}: {draft.error}"
+                if reply.attempted
+                else f"unparsed response: {draft.error}"
+            )
             return self._record(draft)
         return self._guard_and_run(draft)
 
@@ -428,7 +432,7 @@ class Executor:
         result = ResultRecord(
             step=draft.number,
             at=now_iso(),
-            action=draft.action or "(unparsed)",
+            action=draft.action or (draft.reply and draft.reply.attempted) or "(unparsed)",
             args=draft.args,
             result=draft.result,
             summary=draft.summary,

@@ -89,7 +89,7 @@ args: {ARG: VALUE}
 For example:
 ```yaml
 action: read_file
-args: {path: src/app.py, start_line: 1, end_line: 80}
+args: {path: <listed file>, start_line: 1, end_line: 80}
 ```"""
 
 

@@ -31,10 +31,14 @@ class ModelReply:
     transport_failed: bool = False
     retry_helps: bool = True  # False: the same call would fail again (a replay script ran out)
     finish_reason: str | None = None  # the provider's: "stop", "length" (cut at the cap), ...
+    attempted: str | None = None  # the action named by an answer whose arguments did not pass
 
     @classmethod
     def from_parsed(cls, parsed: ParsedAction, raw: str, **usage: Any) -> ModelReply:
-        return cls(parsed.action, dict(parsed.args), raw, parsed.error, **usage)
+        return cls(
+            parsed.action, dict(parsed.args), raw, parsed.error, attempted=parsed.attempted,
+            **usage,
+        )  # fmt: skip
 
     @classmethod
     def failure(

@@ -33,6 +33,9 @@ class ParsedAction:
     action: str | None
     args: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    # the action the model named when its arguments (or the name itself) did not pass: the log
+    # shows what it tried rather than "(unparsed)"
+    attempted: str | None = None
 
     @classmethod
     def failed(cls, error: str) -> ParsedAction:
@@ -96,7 +99,8 @@ def validate_action(name: Any, args: Any, offered: Sequence[ActionSpec] = ()) ->
     try:
         clean = validate_args(name, args, offered)
     except ActionArgsError as exc:
-        return ParsedAction.failed(exc.message)
+        attempted = _writable(name[:80]) if isinstance(name, str) and name else None
+        return ParsedAction(None, {}, exc.message, attempted=attempted)
     return ParsedAction(name, _writable(clean))
 
 
