@@ -16,7 +16,6 @@ from __future__ import annotations
 import email.utils
 import json
 import os
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -35,8 +34,8 @@ from forgetui.engine.model_options import (
     DEFAULT_TIMEOUT_S,
     SystemRole,
 )
+from forgetui.engine.sandbox import secrets_of
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 _MAX_ERROR_CHARS = 400
 
 
@@ -314,8 +313,9 @@ def _describe(exc: BaseException) -> str:
 
 
 def redact_secrets(text: str) -> str:
-    """Provider errors can echo a key back; a key must never reach a log file."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
-            text = text.replace(value, "***")
+    """Provider errors can echo a key back; a key must never reach a log file. The variables
+    are the ones the sandbox cuts from agent output (one rule for what is secret); here the
+    value becomes `***`, since an error line has no room to name it."""
+    for value in sorted(secrets_of(os.environ).values(), key=len, reverse=True):
+        text = text.replace(value, "***")
     return text
