@@ -17,6 +17,7 @@ DEFAULT_TEMPERATURE = 0.0
 DEFAULT_TIMEOUT_S = 60.0
 
 SystemRole = Literal["system", "merge"]
+ToolsMode = Literal["auto", "on", "off"]
 
 
 class ModelOptions(BaseModel):
@@ -31,6 +32,15 @@ class ModelOptions(BaseModel):
     # "merge" sends the system prompt inside the one user message. None decides per model:
     # "merge" where litellm's model info says the model takes no system messages, else "system".
     system_role: SystemRole | None = None
+    # auto: tool schemas go with the request where litellm says the model calls functions, or
+    # to an `api_base` server; on/off decide it. Sent schemas count against the context budget.
+    tools: ToolsMode = "auto"
+    # The model's context window in tokens, when litellm does not know it (a local server):
+    # the context is capped under it minus max_output_tokens (`forgetui doctor` finds it out).
+    context_window: int | None = Field(None, ge=256)
+    # Stream answers (the workbench shows them as they arrive); off for a server that breaks
+    # on streaming.
+    stream: bool = True
 
     def with_overrides(self, **given: Any) -> ModelOptions:
         """These options with the given (not None) values in their place, checked again."""
@@ -51,4 +61,5 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "ModelOptions",
     "SystemRole",
+    "ToolsMode",
 ]

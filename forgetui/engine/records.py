@@ -28,7 +28,13 @@ class IntentRecord(_Record):
     completion_tokens: int = 0
     cost: float = 0.0
     model_ms: float = 0.0
-    finish_reason: str | None = None  # the provider's; "length": cut off at max_output_tokens
+    # the provider's; "length": cut off at max_output_tokens; "stopped": the operator stopped
+    # the streamed answer, and raw_response holds what had arrived
+    finish_reason: str | None = None
+    system_role: str | None = None  # "merge": the system prompt went inside the user message
+    tools_sent: bool | None = None  # tool schemas went with the request
+    tool_tokens: int | None = None  # their tokens, counted into the context's budget
+    streamed: bool | None = None  # the answer arrived as a stream
     context_file: str | None = None  # artifacts/contexts/step-000007.yaml
 
 

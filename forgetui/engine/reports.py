@@ -58,8 +58,12 @@ class StepReport:
 
 @dataclass(frozen=True)
 class StepEvent:
-    """Progress inside a step, for a live display: 'context', 'model', 'execute', 'verify'."""
+    """Progress inside a step, for a live display: 'context', 'model', 'answer', 'execute',
+    'verify'. An 'answer' event carries the streamed answer so far (`detail`, the whole text,
+    not a delta), its tokens and the seconds since the call started."""
 
     step: int
     stage: str
     detail: str = ""
+    tokens: int = 0
+    elapsed_s: float = 0.0

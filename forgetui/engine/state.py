@@ -77,7 +77,9 @@ EscalationReason = Literal[
     "max_steps",
     "max_cost",
     "over_budget",
+    "context_window",  # the context does not fit the model's window (or the server said so)
     "model_error",
+    "unparseable",  # the model's last answers in a row could not be parsed
     "approval",
     "interrupted",
     "confirm_complete",
@@ -168,6 +170,9 @@ class TaskState(Strict):
     last_result: dict[str, Any] | None = None
     totals: Totals = Field(default_factory=Totals)
     last_context_tokens: int = 0
+    # the provider's own count of the last prompt (0: it reported none), beside forgetui's
+    last_prompt_tokens: int = 0
+    unparsed_streak: int = 0  # answers in a row that held no usable action
     extra_steps: int = 0  # granted by the operator past limits.max_steps
     extra_cost_usd: float = 0.0
     max_steps: int | None = None  # set by the operator mid-run: replaces the task's limit

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from forgetui.engine.catalog import ActionSpec
 from forgetui.engine.llm.parse import ParsedAction
+from forgetui.engine.llm.stream import AnswerStream
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,10 @@ class ModelReply:
     retry_helps: bool = True  # False: the same call would fail again (a replay script ran out)
     finish_reason: str | None = None  # the provider's: "stop", "length" (cut at the cap), ...
     attempted: str | None = None  # the action named by an answer whose arguments did not pass
+    system_role: str | None = None  # "merge": the system prompt went inside the user message
+    tools_sent: bool = False  # tool schemas went with the request
+    streamed: bool = False  # the answer arrived as a stream
+    stopped: bool = False  # the operator stopped the stream: `raw` is the partial answer
 
     @classmethod
     def from_parsed(cls, parsed: ParsedAction, raw: str, **usage: Any) -> ModelReply:
@@ -56,8 +61,14 @@ class Model(Protocol):
     name: str
 
     def complete(
-        self, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
-    ) -> ModelReply: ...
+        self,
+        messages: Sequence[dict[str, str]],
+        tools: Sequence[ActionSpec],
+        stream: AnswerStream | None = None,
+    ) -> ModelReply:
+        """One answer. With `stream`, a model that streams feeds it as the answer arrives and
+        stops early when the operator asks (`stream.stopped`); others may ignore it."""
+        ...
 
 
 __all__ = ["Model", "ModelReply"]
