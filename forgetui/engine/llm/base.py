@@ -37,6 +37,7 @@ class ModelReply:
     tools_sent: bool = False  # tool schemas went with the request
     streamed: bool = False  # the answer arrived as a stream
     stopped: bool = False  # the operator stopped the stream: `raw` is the partial answer
+    failure_kind: str | None = None  # a transport failure's kind (call_errors.Kind)
 
     @classmethod
     def from_parsed(cls, parsed: ParsedAction, raw: str, **usage: Any) -> ModelReply:
