@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from forgetui.engine.api import EXIT_OK, ForgeError
 from forgetui.render import print_json
@@ -59,13 +60,26 @@ def _add_model_bounds(p: argparse.ArgumentParser) -> None:
         "--timeout",
         type=_positive(float),
         metavar="SECONDS",
-        help="per-call timeout; a call that times out is not retried (default 60)",
+        help="bound on the wait for the server to start answering, then on the answer from"
+        " there to its last token; a timed-out answer is not retried (default 60)",
     )
     p.add_argument(
         "--system-role",
         choices=["system", "merge"],
         help="merge: send the system prompt inside the user message, for models whose chat"
         " template has no system role (default: system, unless litellm knows the model has none)",
+    )
+    p.add_argument(
+        "--no-stream",
+        action="store_true",
+        help="ask for whole answers, for a server that breaks on streaming or reports no token"
+        " counts on a stream (default: answers stream)",
+    )
+    p.add_argument(
+        "--tools",
+        choices=["auto", "on", "off"],
+        help="send the actions as tool schemas (on), or ask for a fenced block (off); auto: when"
+        " litellm says the model calls functions, or with --api-base (default auto)",
     )
 
 
@@ -78,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path")
     p.add_argument("--model", help="litellm model string, replay[:PATH] or human")
     p.add_argument("--api-base")
+    _add_model_bounds(p)
     p.add_argument("--theme", default=argparse.SUPPRESS)
 
     p = sub.add_parser("init", help="instantiate a sample task; prints the task folder")
@@ -119,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="a step a crash or Ctrl+C interrupted: re-run it, skip it, or stop and ask",
     )
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--stream", action="store_true", help="print each answer to stderr as it arrives"
+    )
 
     p = sub.add_parser("context", help="the compiled context of the next step (or of step N)")
     p.add_argument("task")
@@ -152,6 +170,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("unlock", help="remove a task's lock left by a process that is gone")
     p.add_argument("task")
+
+    p = sub.add_parser(
+        "doctor", help="probe a model and its server; say whether it is usable, with which options"
+    )
+    p.add_argument("--model", required=True, help="litellm model string, e.g. openai/NAME")
+    p.add_argument("--api-base", help="an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument(
+        "--timeout",
+        type=_positive(float),
+        metavar="SECONDS",
+        help="per-request timeout (default 60); a probe is never retried",
+    )
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("limits", help="set the step or cost limit mid-run")
     p.add_argument("task")
@@ -198,9 +229,23 @@ def _dispatch(args: argparse.Namespace) -> int:
             model=getattr(args, "model", None),
             api_base=getattr(args, "api_base", None),
             theme=args.theme,
+            model_options=_model_bounds(args),
         )
     handler = _HANDLERS[command]
     return handler(args)
+
+
+def _model_bounds(args: argparse.Namespace) -> dict[str, Any]:
+    """The model-bound flags the user gave (`_add_model_bounds`), by ModelOptions field."""
+    given = {
+        "max_output_tokens": getattr(args, "max_output_tokens", None),
+        "temperature": getattr(args, "temperature", None),
+        "timeout_s": getattr(args, "timeout", None),
+        "system_role": getattr(args, "system_role", None),
+        "tools": getattr(args, "tools", None),
+        "stream": False if getattr(args, "no_stream", False) else None,
+    }
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
@@ -344,15 +389,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from forgetui.engine import api
     from forgetui.render import run_output
 
-    out = run_output(as_json=args.json)
+    out = run_output(as_json=args.json, stream=args.stream)
     outcome = api.run(
         Path(args.task),
         model=args.model,
         api_base=args.api_base,
-        max_output_tokens=args.max_output_tokens,
-        temperature=args.temperature,
-        timeout_s=args.timeout,
-        system_role=args.system_role,
+        **_model_bounds(args),
         max_steps=args.max_steps,
         until=args.until,
         on_interrupt=args.on_interrupt,
@@ -422,6 +464,23 @@ def _cmd_unlock(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+    from forgetui.render import print_doctor_probe, print_doctor_report
+
+    report = api.doctor(
+        args.model,
+        api_base=args.api_base,
+        timeout_s=args.timeout,
+        on_probe=None if args.json else print_doctor_probe,
+    )
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print_doctor_report(report)
+    return report.exit_code
+
+
 _HANDLERS = {
     "init": _cmd_init,
     "runs": _cmd_runs,
@@ -436,4 +495,5 @@ _HANDLERS = {
     "accept-task-change": _cmd_accept_task_change,
     "repair": _cmd_repair,
     "unlock": _cmd_unlock,
+    "doctor": _cmd_doctor,
 }

@@ -50,11 +50,20 @@ def print_context(ctx: CompiledContext) -> None:
     for section in ctx.sections:
         style = "red" if section.tokens > section.budget else ""
         grid.add_row(section.name, str(section.tokens), str(section.budget), style=style)
-    grid.add_row("total", str(ctx.total_tokens), str(ctx.max_tokens), style="bold")
+        if section.name == "available_actions" and ctx.tool_tokens:
+            # sent with the request, not in a message: counted in the total, not this budget
+            grid.add_row("  + tool schemas", str(ctx.tool_tokens), "", style="dim")
+    grid.add_row("total", str(ctx.request_tokens), str(ctx.max_tokens), style="bold")
     for message in ctx.messages:
         console().rule(message["role"])
         console().print(message["content"], markup=False)
     console().print(grid)
+    if ctx.window is not None and ctx.max_tokens == ctx.window.cap:
+        console().print(f"max {ctx.max_tokens:,}: the model's window, {ctx.window.describe()}")
+    if ctx.window_problem:
+        from rich.markup import escape
+
+        console().print(f"[red]context window:[/] {escape(ctx.window_problem)}")
     for reason in ctx.over_budget:
         console().print(f"[red]over budget:[/] {reason}")
 
@@ -69,6 +78,11 @@ def print_status(info: dict[str, Any]) -> None:
         mark = "[green]pass[/]" if check["passing"] else "[red]fail[/]"
         console().print(f"  {mark} {name}: {check['details']}", markup=True)
     console().print(f"  ready for completion: {verification['ready_for_completion']}")
+    prompt = info.get("prompt_tokens") or {}
+    if prompt.get("forgetui"):
+        provider = prompt.get("provider")
+        server = f", the provider {provider:,}" if provider else " (the provider reported none)"
+        console().print(f"  last prompt: {prompt['forgetui']:,} tokens by forgetui's count{server}")
     escalation = info.get("pending_escalation")
     if escalation:
         console().print(f"[yellow]escalated ({escalation['reason']}):[/] {escalation['question']}")
@@ -187,8 +201,49 @@ class RunOutput(Protocol):
     def final(self, final: dict[str, Any]) -> None: ...
 
 
-def run_output(as_json: bool) -> RunOutput:
-    return JsonRunOutput() if as_json else ConsoleRunOutput()
+def run_output(as_json: bool, stream: bool = False) -> RunOutput:
+    """JSON lines or console lines on stdout; with `stream`, the answers on stderr too."""
+    out: RunOutput = JsonRunOutput() if as_json else ConsoleRunOutput()
+    return AnswerEcho(out) if stream else out
+
+
+class AnswerEcho:
+    """`run --stream`: each answer's text on stderr as it arrives (what each 'answer' event
+    adds to the last), a newline after each step's answer. stdout stays the wrapped output's,
+    which gets no live events: a status line redrawn there would tear the text on a terminal."""
+
+    def __init__(self, out: RunOutput) -> None:
+        self.out = out
+        self._step: int | None = None
+        self._shown = ""
+
+    def event(self, event: StepEvent) -> None:
+        if event.stage != "answer":
+            return
+        if event.step != self._step:
+            self._end_answer()
+            self._step = event.step
+        if event.detail.startswith(self._shown):
+            added = event.detail[len(self._shown) :]
+        else:  # a retried call: its answer starts over
+            added = "\n" + event.detail
+        self._shown = event.detail
+        sys.stderr.write(added)
+        sys.stderr.flush()
+
+    def _end_answer(self) -> None:
+        if self._shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+        self._step, self._shown = None, ""
+
+    def step(self, report: StepReport) -> None:
+        self._end_answer()
+        self.out.step(report)
+
+    def final(self, final: dict[str, Any]) -> None:
+        self._end_answer()
+        self.out.final(final)
 
 
 class JsonRunOutput:
@@ -214,7 +269,14 @@ class ConsoleRunOutput:
     def event(self, event: StepEvent) -> None:
         if not self.console.is_terminal:
             return
-        text = f"step {event.step}: {event.stage} {event.detail}".rstrip()
+        if event.stage == "answer":  # the text streams in --stream; here, how fast it comes
+            rate = event.tokens / event.elapsed_s if event.elapsed_s > 0 else 0.0
+            text = (
+                f"step {event.step}: answer {event.tokens:,} tok, {rate:.0f} tok/s,"
+                f" {event.elapsed_s:.1f} s"
+            )
+        else:
+            text = f"step {event.step}: {event.stage} {event.detail}".rstrip()
         if self._status is None:
             self._status = self.console.status(text)
             self._status.start()
@@ -260,3 +322,34 @@ class ConsoleRunOutput:
             self.console.print(  # one line, whatever the width: it is there to be copied
                 f"answer with: forgetui answer {task} TEXT", markup=False, soft_wrap=True
             )
+
+
+if TYPE_CHECKING:
+    from forgetui.engine.api import DoctorReport, ProbeResult
+
+_DOCTOR_LABEL_WIDTH = 16
+
+
+def print_doctor_probe(probe: ProbeResult) -> None:
+    """`doctor`: one aligned line per probe, printed as it finishes (a probe can take a while)."""
+    _doctor_line(probe.label, probe.detail)
+
+
+def print_doctor_report(report: DoctorReport) -> None:
+    """`doctor`'s verdict, then the options as `run` flags and as task.yaml (to be copied)."""
+    _doctor_line("verdict", report.verdict_line)
+    for index, (option, value) in enumerate(report.options.items()):
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        label = "options" if index == 0 else ""
+        _doctor_line(label, f"{option}: {shown} ({report.reasons[option]})")
+    if report.options:
+        _doctor_line("run with", report.run_command())
+        if "context_window" in report.options:
+            _doctor_line("", "(context_window has no flag: put it in task.yaml)")
+        for index, line in enumerate(report.task_yaml().splitlines()):
+            _doctor_line("or task.yaml" if index == 0 else "", line)
+
+
+def _doctor_line(label: str, text: str) -> None:
+    sys.stdout.write(f"{label:<{_DOCTOR_LABEL_WIDTH}}{text}".rstrip() + "\n")
+    sys.stdout.flush()

@@ -18,10 +18,12 @@ from forgetui.engine.actionlog import AnyRecord
 from forgetui.engine.answers import TAKEOVER_FORMS, check_answer, modify_answer, parse_limits
 from forgetui.engine.catalog import PHASES, actions_of
 from forgetui.engine.context import CompiledContext, compile_context, context_inputs
+from forgetui.engine.context.inputs import planned_fit
 from forgetui.engine.diff import DiffEntry, context_diff
 from forgetui.engine.errors import EXIT_OK, ForgeError, first_error
 from forgetui.engine.lock import LockInfo, TaskLock
 from forgetui.engine.memory import EditForm, Leaving, Shape, WorkingMemory, leaving, parse_edit
+from forgetui.engine.model_options import ModelOptions
 from forgetui.engine.operator import (
     accept_task_change,
     add_note,
@@ -70,6 +72,8 @@ from forgetui.engine.yamlio import safe_load as load_yaml
 if TYPE_CHECKING:
     from forgetui.engine.executor import Executor, StepNotAllowed
     from forgetui.engine.llm import Model
+    from forgetui.engine.llm.doctor import DoctorReport, doctor
+    from forgetui.engine.llm.doctor_probes import ProbeResult
     from forgetui.engine.llm.factory import model_problem
     from forgetui.engine.repair import Repair
     from forgetui.engine.runner import RunOutcome, model_for, run, run_steps
@@ -77,6 +81,9 @@ if TYPE_CHECKING:
 _ON_FIRST_USE = {
     "Executor": "forgetui.engine.executor",
     "StepNotAllowed": "forgetui.engine.executor",
+    "DoctorReport": "forgetui.engine.llm.doctor",
+    "doctor": "forgetui.engine.llm.doctor",
+    "ProbeResult": "forgetui.engine.llm.doctor_probes",
     "Model": "forgetui.engine.llm",
     "model_problem": "forgetui.engine.llm.factory",
     "Repair": "forgetui.engine.repair",
@@ -109,6 +116,7 @@ __all__ = [
     "CheckOutput",
     "CompiledContext",
     "DiffEntry",
+    "DoctorReport",
     "EditForm",
     "Escalation",
     "Executor",
@@ -118,7 +126,9 @@ __all__ = [
     "LogRow",
     "MemoryRow",
     "Model",
+    "ModelOptions",
     "Plan",
+    "ProbeResult",
     "Pruned",
     "RecordDetail",
     "Repair",
@@ -142,6 +152,7 @@ __all__ = [
     "check_output",
     "context_diff",
     "create_task",
+    "doctor",
     "dump_yaml",
     "edit_memory",
     "evict",
@@ -257,9 +268,17 @@ def preview_context(
     model: str | None = None,
     state: TaskState | None = None,
     memory: WorkingMemory | None = None,
+    *,
+    api_base: str | None = None,
+    options: ModelOptions | None = None,
 ) -> CompiledContext:
-    """What the next step will send. Reads only; safe to call at any time."""
-    return compile_context(context_inputs(folder, model, state, memory))
+    """What the next step will send. Reads only; safe to call at any time. The model's window
+    and whether tools go with the request come from `options` (the flags and config the steps
+    run with), else the task's model_options; litellm is not imported (planned_fit says how
+    `tools: auto` is previewed, and why `api_base` matters)."""
+    model = model or folder.spec.model
+    fit = planned_fit(model, options or folder.spec.model_options, api_base)
+    return compile_context(context_inputs(folder, model, state, memory, fit=fit))
 
 
 def leaving_context(
@@ -301,6 +320,12 @@ def status(folder: TaskFolder) -> dict[str, Any]:
         "pending_escalation": escalation_json(state.pending_escalation),
         "task_changed": change.to_json() if (change := task_change(folder, state)) else None,
         "sandbox": sandbox_mode().name,
+        # the last prompt as forgetui counted it and as the provider did (None: it reported
+        # no count, or no model was called yet)
+        "prompt_tokens": {
+            "forgetui": state.last_context_tokens,
+            "provider": state.last_prompt_tokens or None,
+        },
     }
 
 

@@ -33,11 +33,13 @@ from forgetui.engine.context import (
     effective_phase,
     validate_context,
 )
+from forgetui.engine.context.inputs import asked_fit
 from forgetui.engine.control import run_control
 from forgetui.engine.draft import StepDraft
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.interrupts import interrupts_deferred
 from forgetui.engine.llm import Model
+from forgetui.engine.llm.stream import AnswerStream, StreamProgress
 from forgetui.engine.progress import (
     KEEP_COMMANDS,
     KEEP_SCRATCHPAD,
@@ -45,7 +47,7 @@ from forgetui.engine.progress import (
     remember_result,
     update_progress,
 )
-from forgetui.engine.records import IntentRecord, ResultRecord
+from forgetui.engine.records import STOPPED, UNPARSED, IntentRecord, ResultRecord
 from forgetui.engine.recovery import landed_write, recover
 from forgetui.engine.reports import StepEvent, StepReport, verification_json
 from forgetui.engine.state import (
@@ -59,6 +61,19 @@ from forgetui.engine.verify import run_checks
 from forgetui.engine.views import last_failure
 
 MEMORY_OUTPUT_CHARS = 6000
+UNPARSED_ESCALATION = 3  # unparseable answers in a row before the operator is asked
+RAW_EVIDENCE_CHARS = 600  # of each raw answer, in the escalation's evidence
+
+
+def _first_line(text: str | None, limit: int = 200) -> str:
+    return (text or "").strip().split("\n", 1)[0][:limit]
+
+
+def _clip_raw(raw: str) -> str:
+    raw = raw.strip()
+    if len(raw) <= RAW_EVIDENCE_CHARS:
+        return raw
+    return f"{raw[:RAW_EVIDENCE_CHARS]}... ({len(raw) - RAW_EVIDENCE_CHARS} more characters)"
 
 
 class StepNotAllowed(ForgeError):
@@ -186,10 +201,14 @@ class Executor:
         if limit is not None:
             return self._escalate_before_call(draft, *limit)
         self._emit(number, "context")
-        inputs = context_inputs(self.folder, self.model.name, state)
+        inputs = context_inputs(self.folder, self.model.name, state, fit=asked_fit(self.model))
         ctx = compile_context(inputs)
         draft.ctx = ctx
         problems = list(ctx.over_budget) or validate_context(ctx, inputs)
+        if ctx.window_problem is not None:  # a smaller budget cannot help: the model must change
+            return self._escalate_before_call(
+                draft, "context_window", ctx.window_problem, problems or [ctx.window_problem]
+            )
         if problems:
             return self._escalate_before_call(
                 draft,
@@ -202,6 +221,8 @@ class Executor:
             list(ctx.messages),
             {
                 "total_tokens": ctx.total_tokens,
+                "max_tokens": ctx.max_tokens,  # the cap applied: max_tokens or the model's window
+                "tool_tokens": ctx.tool_tokens,  # the schemas sent as tools, beside the messages
                 "sections": {s.name: s.tokens for s in ctx.sections},
                 "memory_refs": list(ctx.memory_refs),
                 # the step from which each expiring item is gone, so a diff can say "expired"
@@ -213,9 +234,13 @@ class Executor:
             },
         )
         self._emit(number, "model", self.model.name)
-        reply = self.model.complete(
-            list(ctx.messages), actions_of(effective_phase(self.folder, state))
-        )
+        self._answer = self._answer_stream(number)
+        try:
+            reply = self.model.complete(
+                list(ctx.messages), actions_of(effective_phase(self.folder, state)), self._answer
+            )
+        finally:
+            self._answer = None
         draft.reply = reply
         draft.action = reply.action
         draft.args = dict(reply.args)
@@ -223,7 +248,7 @@ class Executor:
             IntentRecord(
                 step=number,
                 at=now_iso(),
-                action=reply.action or reply.attempted or "(unparsed)",
+                action=reply.action or reply.attempted or (STOPPED if reply.stopped else UNPARSED),
                 args=draft.args,
                 model=reply.model,
                 raw_response=reply.raw,
@@ -233,21 +258,44 @@ class Executor:
                 cost=reply.cost,
                 model_ms=reply.latency_ms,
                 finish_reason=reply.finish_reason,
+                system_role=reply.system_role,
+                tools_sent=reply.tools_sent or None,  # absent: not sent (or no request at all)
+                tool_tokens=ctx.tool_tokens or None,
+                streamed=reply.streamed or None,
                 context_file=context_file,
             )
         )
+        if reply.stopped:  # the operator's doing: recorded, kept from the agent, and a pause
+            draft.result = "skipped"
+            draft.summary = (
+                f"operator stopped the answer after {reply.completion_tokens} tokens"
+                " (the partial answer is in the log)"
+            )
+            draft.state.status = "paused"
+            return self._record(draft)
         if reply.transport_failed:
             error = reply.error or "no answer"
             if reply.retry_helps:
                 draft.summary = f"model call failed: {error}"
                 question, options = (
-                    f"The model call failed: {error}. Retry?",
+                    f"The model call failed: {error.rstrip('.')}. Retry?",
                     ["retry"],
                 )
             else:
                 draft.summary = error
                 question, options = f"{error[:1].upper()}{error[1:]}.", []
             draft.result, draft.error = "error", error
+            if reply.failure_kind == "context_window":  # the same prompt can never fit
+                draft.escalation = policy.escalation(
+                    "context_window",
+                    f"The context does not fit the model's window: {error}. Set the task's "
+                    "model_options context_window (the context is then kept under it) or lower "
+                    "max_output_tokens or the token budgets, then continue.",
+                    number,
+                    options=["continue", "abort"],
+                    evidence=[error],
+                )
+                return self._record(draft)
             draft.escalation = policy.escalation(
                 "model_error", question, number, options=options, evidence=[error]
             )
@@ -291,6 +339,8 @@ class Executor:
             )
             draft.state.status = "escalated"
             add_usage(draft.state, draft.reply)  # the model was called; its cost counts now
+            if draft.ctx is not None:  # beside the provider's count add_usage just kept
+                draft.state.last_context_tokens = draft.ctx.request_tokens
             self.folder.save_state(draft.state)
             return self._report(
                 draft, result="escalated", summary=f"waiting for approval of {draft.action}"
@@ -432,7 +482,9 @@ class Executor:
         result = ResultRecord(
             step=draft.number,
             at=now_iso(),
-            action=draft.action or (draft.reply and draft.reply.attempted) or "(unparsed)",
+            action=draft.action
+            or (draft.reply and draft.reply.attempted)
+            or (STOPPED if draft.reply and draft.reply.stopped else UNPARSED),
             args=draft.args,
             result=draft.result,
             summary=draft.summary,
@@ -442,16 +494,20 @@ class Executor:
             snapshots=outcome.snapshots if outcome else [],
             duration_ms=round(draft.tool_ms, 3),
             redacted=outcome.redacted or None if outcome else None,
-            transport=True if draft.reply is not None and draft.reply.transport_failed else None,
+            # a failed call or a stopped answer: the operator's, not the agent's
+            transport=True
+            if draft.reply is not None and (draft.reply.transport_failed or draft.reply.stopped)
+            else None,
         )
         draft.memory = remember_result(draft.memory, result)
         # state
         add_usage(state, draft.reply)
         if draft.ctx is not None:
-            state.last_context_tokens = draft.ctx.total_tokens
+            state.last_context_tokens = draft.ctx.request_tokens
         if not result.transport:  # the agent did not fail: it was never asked
             failed = draft.result in ("failure", "error")
             state.failed_streak = state.failed_streak + 1 if failed else 0
+            self._count_unparsed(draft)
         update_progress(state, result, spec, self.folder.workspace, draft.verified_before)
         if result.files_changed:
             state.loop_guard = guards.workspace_changed(state.loop_guard)
@@ -475,6 +531,33 @@ class Executor:
             self.folder.log.append(result)
         return self._report(draft, result=draft.result, summary=draft.summary)
 
+    def _count_unparsed(self, draft: StepDraft) -> None:
+        """Answers in a row that named no action at all. After UNPARSED_ESCALATION of them the
+        operator is asked, with the raw answers to look at: a model that cannot write the
+        answer form will not learn it from another error line, and "retry" cannot help."""
+        state, reply = draft.state, draft.reply
+        if reply is None or draft.action is not None:
+            state.unparsed_streak = 0
+            return
+        if reply.attempted is not None or reply.stopped:
+            return  # an action with bad arguments was understood; a stop was the operator's
+        state.unparsed_streak += 1
+        if state.unparsed_streak < UNPARSED_ESCALATION or draft.escalation is not None:
+            return
+        evidence = [
+            f"step {intent.step}: {_clip_raw(intent.raw_response or '(empty answer)')}"
+            for intent in self.folder.log.last_intents(UNPARSED_ESCALATION)
+        ]
+        draft.escalation = policy.escalation(
+            "unparseable",
+            f"The model's answers could not be parsed ({state.unparsed_streak} in a row; the "
+            f"last error: {_first_line(draft.error)}). Change the model or its options "
+            "(system_role, tools, max_output_tokens), then continue, or abort?",
+            draft.number,
+            options=["continue", "abort"],
+            evidence=evidence,
+        )
+
     def _report(self, draft: StepDraft, *, result: str, summary: str) -> StepReport:
         reply = draft.reply
         return StepReport(
@@ -490,6 +573,30 @@ class Executor:
             model_called=reply is not None,
             cost=reply.cost if reply else 0.0,
         )
+
+    # --- a streamed answer ----------------------------------------------------------------------
+
+    _answer: AnswerStream | None = None  # the answer in flight, while the model is called
+
+    def stop_answer(self) -> bool:
+        """Stop the answer in flight (from any thread, or a signal handler: no lock is taken);
+        True if there was one. The model returns what had arrived, recorded as stopped."""
+        answer = self._answer
+        if answer is None:
+            return False
+        answer.request_stop()
+        return True
+
+    def _answer_stream(self, number: int) -> AnswerStream:
+        """The answer as it arrives, to the observer as 'answer' events (the text so far)."""
+
+        def show(progress: StreamProgress) -> None:
+            if self.observer is not None:
+                self.observer(
+                    StepEvent(number, "answer", progress.text, progress.tokens, progress.elapsed_s)
+                )
+
+        return AnswerStream(show)
 
     def _emit(self, step: int, stage: str, detail: str = "") -> None:
         if self.observer is not None:

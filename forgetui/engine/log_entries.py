@@ -65,6 +65,12 @@ def step_entry(intent: IntentRecord | None, result: ResultRecord | None) -> dict
         "completion_tokens": intent.completion_tokens if intent else 0,
         "cost": intent.cost if intent else 0.0,
         "model": intent.model if intent else None,
+        # how the answer came: what a run against a new server is judged by (docs/local-models)
+        "tool_tokens": (intent.tool_tokens or 0) if intent else 0,
+        "system_role": intent.system_role if intent else None,
+        "finish_reason": intent.finish_reason if intent else None,
+        "model_ms": intent.model_ms if intent else 0.0,
+        "raw_response": intent.raw_response if intent else None,
     }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from forgetui.engine.errors import ForgeError
 
@@ -41,6 +41,14 @@ class ModelOptions(BaseModel):
     # Stream answers (the workbench shows them as they arrive); off for a server that breaks
     # on streaming.
     stream: bool = True
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _yaml_switch(cls, value: Any) -> Any:
+        """YAML 1.1 reads a bare `tools: off` as False and `on` as True: take them as meant."""
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return value
 
     def with_overrides(self, **given: Any) -> ModelOptions:
         """These options with the given (not None) values in their place, checked again."""

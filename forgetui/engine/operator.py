@@ -33,6 +33,8 @@ MemoryChange = Callable[[wm.WorkingMemory], tuple[wm.WorkingMemory, str]]
 DECISIONS_SHARE = 4
 DECISIONS_FILE = "artifacts/decisions.yaml"
 ROUTINE = ("approve", "rerun")  # operator events in the log, not decisions in the context
+# escalations about the model or its server, not the agent's work: "retry"/"continue" is routine
+OPERATOR_REASONS = ("model_error", "context_window", "unparseable")
 
 
 def answer(folder: TaskFolder, text: str) -> Decision:
@@ -60,8 +62,8 @@ def answer(folder: TaskFolder, text: str) -> Decision:
             why = f"operator took over: {text}"
             resolution = Resolution(kind="reject", step=pending.step, reason=why)
         routine = (resolution is not None and resolution.kind in ROUTINE) or (
-            pending.reason == "model_error" and first_word(text) in RERUN_WORDS
-        )  # retrying a failed model call decides nothing the agent must keep in mind
+            pending.reason in OPERATOR_REASONS and first_word(text) in (*RERUN_WORDS, "continue")
+        )  # going on after the operator's own problem decides nothing the agent must keep
         decision = Decision(
             step=pending.step,
             question=pending.question,
@@ -75,6 +77,7 @@ def answer(folder: TaskFolder, text: str) -> Decision:
             "resolution": resolution,
             "status": status,
             "failed_streak": 0,
+            "unparsed_streak": 0,
         }
         if takeover is not None:
             update.update(_takeover_update(folder, state, takeover))

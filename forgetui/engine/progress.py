@@ -8,7 +8,7 @@ from typing import Any
 
 from forgetui.engine import memory as wm
 from forgetui.engine.llm import ModelReply
-from forgetui.engine.records import ResultRecord
+from forgetui.engine.records import UNPARSED, ResultRecord
 from forgetui.engine.state import TaskState, Verification
 from forgetui.engine.task import TaskSpec
 
@@ -22,8 +22,10 @@ OUTPUT_ACTIONS = ("read_file", "search", "list_dir", "run_cmd")
 def remember_result(memory: wm.WorkingMemory, result: ResultRecord) -> wm.WorkingMemory:
     """This step's result as the newest action_result item (FIFO), replacing any earlier one
     of the same step. A failed model call is the operator's problem: the agent never acted,
-    so it remembers nothing of it."""
-    if result.transport:
+    so it remembers nothing of it. Nor of an answer that named no action: the recent actions
+    show its error and the expected form once, and three more copies (the item's summary and
+    error, last_errors) grew a weak model's context by a third in three steps."""
+    if result.transport or result.action == UNPARSED:
         return memory
     content: dict[str, Any] = {
         "action": result.action,
@@ -80,7 +82,7 @@ def update_progress(
     for path in result.files_changed:
         written = [p for p in written if p != path] + [path]
     errors = probe.last_errors
-    if result.error and not result.transport:
+    if result.error and not result.transport and result.action != UNPARSED:
         errors = [*errors, f"step {result.step}: {result.error[:500]}"][-3:]
     missing = [p for p in spec.target_files if not (workspace / p).exists()]
     state.probe = probe.model_copy(
@@ -116,8 +118,11 @@ def update_progress(
 
 
 def add_usage(state: TaskState, reply: ModelReply | None) -> None:
+    """The call's tokens and cost into the totals; the provider's count of this prompt is kept
+    beside forgetui's (`last_context_tokens`): 0 when the provider reported none."""
     if reply is None:
         return
+    state.last_prompt_tokens = reply.prompt_tokens
     totals = state.totals
     state.totals = totals.model_copy(
         update={

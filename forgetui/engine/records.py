@@ -7,6 +7,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+UNPARSED = "(unparsed)"  # the action of a step whose answer named none
+STOPPED = "(stopped)"  # the action of a step whose answer the operator stopped
+
 ResultKind = Literal["success", "failure", "blocked", "refused", "error", "escalated", "skipped"]
 
 
@@ -50,8 +53,9 @@ class ResultRecord(_Record):
     snapshots: list[str] = Field(default_factory=list)
     duration_ms: float = 0.0
     redacted: list[str] | None = None  # variables whose secret values were cut from the output
-    # the model call itself failed (no key, refused, timeout): the operator's problem, kept out
-    # of the agent's memory, last errors and recent actions; None (absent) for every other step
+    # the model call itself failed (no key, refused, timeout) or the operator stopped the answer:
+    # the operator's business, kept out of the agent's memory, last errors and recent actions;
+    # None (absent) for every other step
     transport: bool | None = None
 
 

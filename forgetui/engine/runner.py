@@ -11,7 +11,7 @@ from typing import Any
 from forgetui.engine.errors import EXIT_ESCALATED, EXIT_FAILED, EXIT_OK, ForgeError
 from forgetui.engine.executor import Executor
 from forgetui.engine.llm import Model, make_model
-from forgetui.engine.model_options import SystemRole
+from forgetui.engine.model_options import SystemRole, ToolsMode
 from forgetui.engine.operator import answer
 from forgetui.engine.reports import StepEvent, StepReport, escalation_json, verification_json
 from forgetui.engine.store import TaskFolder
@@ -27,16 +27,20 @@ def model_for(
     temperature: float | None = None,
     timeout_s: float | None = None,
     system_role: SystemRole | None = None,
+    tools: ToolsMode | None = None,
+    stream: bool | None = None,
 ) -> Model:
     """The model to run with: the flag, else the task's own, else the embedded replay. Each
-    bound given here (a CLI flag) wins over the task's `model_options`, which win over the
-    defaults. A litellm model whose provider key is not set (and no `api_base`) is refused
-    here, before any step."""
+    bound given here (a CLI flag; in the workbench also the user config's) wins over the task's
+    `model_options`, which win over the defaults. A litellm model whose provider key is not set
+    (and no `api_base`) is refused here, before any step."""
     options = folder.spec.model_options.with_overrides(
         max_output_tokens=max_output_tokens,
         temperature=temperature,
         timeout_s=timeout_s,
         system_role=system_role,
+        tools=tools,
+        stream=stream,
     )
     return make_model(
         model or folder.spec.model or "replay",
@@ -80,6 +84,8 @@ def run(
     temperature: float | None = None,
     timeout_s: float | None = None,
     system_role: SystemRole | None = None,
+    tools: ToolsMode | None = None,
+    stream: bool | None = None,
     max_steps: int | None = None,
     until: str = "complete",
     on_interrupt: str = "ask",
@@ -98,6 +104,8 @@ def run(
         temperature=temperature,
         timeout_s=timeout_s,
         system_role=system_role,
+        tools=tools,
+        stream=stream,
     )
     with Executor(folder, llm, observer=on_event) as executor:
         for notice in executor.notices:

@@ -7,7 +7,14 @@ import shlex
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from forgetui.engine.catalog import PHASES, TaskType
 from forgetui.engine.model_options import ModelOptions
@@ -158,6 +165,12 @@ class TaskSpec(Strict):
     decompose: bool = False
     model: str | None = None
     model_options: ModelOptions = Field(default_factory=ModelOptions)
+
+    @field_serializer("model_options")
+    def _own_model_options(self, options: ModelOptions) -> dict[str, Any]:
+        """Only the options the task sets: the rest stay defaults a user config or a flag may
+        fill, instead of being frozen into every task.yaml `init` and `new` write."""
+        return options.model_dump(mode="json", include=options.model_fields_set)
 
     @field_validator("env_passthrough")
     @classmethod

@@ -39,7 +39,8 @@ COMMANDS: tuple[Command, ...] = (
             "Run steps back to back; pausing lands between steps (the step in flight finishes)",
             "space"),
     Command("step", "s", "single_step", "screen", "step", "Single step",
-            "Exactly one model call, recorded, then paused"),
+            "Exactly one model call, recorded, then paused; while an answer streams in, asks"
+            " to stop it (the partial answer is recorded as stopped and the task pauses)"),
     Command("answer", "a", "answer", "screen", "answer", "Answer the escalation",
             "Answer the question, or approve / edit / reject the pending action"),
     Command("pin", "p", "toggle_pin", "screen", "pin", "Pin / unpin memory item",

@@ -9,7 +9,7 @@ the app's factory; widgets never read files."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -17,7 +17,14 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from forgetui.engine.api import ForgeError, atomic_write_text, dump_yaml, first_error, load_yaml
+from forgetui.engine.api import (
+    ForgeError,
+    ModelOptions,
+    atomic_write_text,
+    dump_yaml,
+    first_error,
+    load_yaml,
+)
 from forgetui.paths import config_dir
 from forgetui.tui.themes import DEFAULT_THEME
 
@@ -42,6 +49,10 @@ class Settings:
     config_file: Path = Path(CONFIG_FILE)
     notices: tuple[str, ...] = ()  # problems met while reading settings, for the operator
     config_ok: bool = True  # config_file was absent or read cleanly: safe to rewrite
+    # bounds of real model calls (ModelOptions fields): the config's apply under the task's own
+    # task.yaml `model_options`, the flags typed at launch over them (`model_overrides`)
+    model_options: Mapping[str, Any] = field(default_factory=dict)
+    model_flags: Mapping[str, Any] = field(default_factory=dict)
 
 
 class ConfigFile(BaseModel):
@@ -57,6 +68,7 @@ class ConfigFile(BaseModel):
     cursor_blink: bool | None = None
     keymap: dict[str, str] | None = None
     engine: Literal["process", "thread"] | None = None
+    model_options: ModelOptions | None = None
 
 
 def config_path(env: Mapping[str, str]) -> Path:
@@ -117,7 +129,13 @@ def _read_config(path: Path) -> tuple[dict[str, Any], list[str]]:
         return {}, [f"{path}: {exc}; using defaults"]
     if data is None:
         return {}, []
-    return ConfigFile.model_validate(data).model_dump(exclude_none=True), []
+    config = ConfigFile.model_validate(data)
+    values = config.model_dump(exclude_none=True, exclude={"model_options"})
+    if config.model_options is not None:  # only the fields written there
+        values["model_options"] = config.model_options.model_dump(
+            include=config.model_options.model_fields_set
+        )
+    return values, []
 
 
 def _read_env(env: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
@@ -161,6 +179,14 @@ def load_settings(
         notices=tuple(file_problems + env_problems),
         config_ok=not file_problems,
     )
+
+
+def model_overrides(settings: Settings, set_by_task: Iterable[str]) -> dict[str, Any]:
+    """The model bounds to run the task with, as overrides of its task.yaml: the config's
+    options the task does not set itself, then the flags typed at launch."""
+    own = set(set_by_task)
+    from_config = {k: v for k, v in settings.model_options.items() if k not in own}
+    return {**from_config, **settings.model_flags}
 
 
 def save_theme(settings: Settings, theme: str) -> Settings:

@@ -1,6 +1,7 @@
-"""The status line at the top: task, who writes it, status and step, context tokens, phase,
-model and cost. One line, most important first; at a width too narrow for all of it whole
-parts give way (the least important first) rather than a number being cut in half."""
+"""The status line at the top: task, who writes it, status and step, context tokens, the last
+prompt's tokens by forgetui's count and the server's (when it reported one), phase, model and
+cost. One line, most important first; at a width too narrow for all of it whole parts give
+way (the least important first) rather than a number being cut in half."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from forgetui.tui.snapshot import TaskSnapshot
 STAGE_TEXT = {
     "context": "compiling context",
     "model": "waiting for the model",
+    "answer": "the model is answering",
     "execute": "executing",
     "verify": "verifying",
 }
@@ -73,19 +75,35 @@ def _status(snapshot: TaskSnapshot, activity: Activity) -> tuple[str, bool]:
     return ("running" if activity.running else snapshot.status), False
 
 
-def _fit(parts: list[tuple[Content, int]], width: int) -> Content:
-    """The line with the brand if everything fits, else without it and without as many of the
-    highest-ranked parts as it takes (width 0: not laid out yet, so everything)."""
-    full = Content.assemble(BRAND, SEPARATOR.join(part for part, _ in parts))
+@dataclass(frozen=True)
+class Part:
+    """One part of the line; `rank` says how early it gives way (KEEP: never), and a part with
+    a `short` form takes it once it is the next to go, before it gives way whole."""
+
+    content: Content
+    rank: int
+    short: Content | None = None
+
+
+def _fit(parts: list[Part], width: int) -> Content:
+    """The line with the brand if everything fits, else without it and with as many of the
+    highest-ranked parts shortened or left out as it takes (width 0: not laid out yet, so
+    everything)."""
+    full = Content.assemble(BRAND, SEPARATOR.join(part.content for part in parts))
     if width <= 0 or full.cell_length <= width:
         return full
     kept = list(parts)
     while True:
-        line = Content.assemble(" ", SEPARATOR.join(part for part, _ in kept))
-        ranks = [rank for _, rank in kept]
+        line = Content.assemble(" ", SEPARATOR.join(part.content for part in kept))
+        ranks = [part.rank for part in kept]
         if line.cell_length <= width or max(ranks) == KEEP:
             return line  # what still does not fit, Textual crops
-        del kept[ranks.index(max(ranks))]
+        index = ranks.index(max(ranks))
+        part = kept[index]
+        if part.short is not None:
+            kept[index] = Part(part.short, part.rank)
+        else:
+            del kept[index]
 
 
 class StatusHeader(Static):
@@ -108,22 +126,27 @@ class StatusHeader(Static):
         tokens = f"{context.total_tokens:,}/{context.max_tokens:,} tok" if context else "-"
         # Content.assemble, not markup: this runs at every stage of every step.
         task_id = Content.styled(snapshot.task_id, "bold $accent")
-        parts: list[tuple[Content, int]] = [(task_id, KEEP)]
+        parts = [Part(task_id, KEEP)]
         if snapshot.holder is not None:
             pid, command = snapshot.holder.pid, short_command(snapshot.holder.command)
             who = f" pid {pid} ({command}) holds it" if command else f" pid {pid} holds it"
-            parts.append((Content.assemble((" READ-ONLY ", "bold reverse"), who), KEEP))
-        parts.append((Content.styled(status, "bold"), KEEP))
+            parts.append(Part(Content.assemble((" READ-ONLY ", "bold reverse"), who), KEEP))
+        parts.append(Part(Content.styled(status, "bold"), KEEP))
         if snapshot.sandbox is not None and snapshot.sandbox.name != "bwrap":
             # said where it cannot be missed: agent commands are not isolated from this machine
-            parts.append((Content.styled("no OS sandbox", "bold $warning"), KEEP))
+            parts.append(Part(Content.styled("no OS sandbox", "bold $warning"), KEEP))
         if not names_step:
-            parts.append((Content(f"step {snapshot.step}"), 1))
-        parts.append((Content(f"context {tokens}"), 2))
-        parts.append((Content.assemble("phase ", (snapshot.phase, "bold")), 3))
+            parts.append(Part(Content(f"step {snapshot.step}"), 1))
+        parts.append(Part(Content(f"context {tokens}"), 2))
+        if snapshot.provider_prompt_tokens:
+            # the last prompt by both counts: budgets use forgetui's, the window the server's
+            server = f"server {snapshot.provider_prompt_tokens:,}"
+            sent = f"sent {snapshot.prompt_tokens:,} · {server}"
+            parts.append(Part(Content(sent), 3, short=Content(server)))
+        parts.append(Part(Content.assemble("phase ", (snapshot.phase, "bold")), 4))
         if snapshot.model:
-            parts.append((Content(f"model {model_label(snapshot.model)}"), 4))
-        parts.append((Content(f"${snapshot.cost:.4f}"), 5))
+            parts.append(Part(Content(f"model {model_label(snapshot.model)}"), 5))
+        parts.append(Part(Content(f"${snapshot.cost:.4f}"), 6))
         content = _fit(parts, self.size.width)
         if content != self._shown:
             self._shown = content

@@ -10,8 +10,9 @@ forever, so `launch` refuses first, before any run copy is made."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from forgetui.engine.api import ForgeError
 
@@ -50,16 +51,23 @@ def require_terminal() -> None:
 
 def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
     """The factory: everything the app needs is passed in, so tests build it the same way."""
+    from forgetui.engine import api
     from forgetui.tui.app import ForgeApp
+    from forgetui.tui.config import model_overrides
     from forgetui.tui.session import EngineProcess, Session, StepSession
     from forgetui.tui.snapshot import TaskReader
 
+    own = api.open_task(task).spec.model_options.model_fields_set
+    overrides = model_overrides(settings, own)  # the config's under task.yaml, flags over it
     session: Session
     if settings.engine == "process":
-        session = EngineProcess(task, settings.model, settings.api_base)
+        session = EngineProcess(task, settings.model, settings.api_base, overrides)
     else:
-        session = StepSession(task, settings.model, settings.api_base)
-    reader = TaskReader(task, settings.model, owns_lock=session.owns_lock)
+        session = StepSession(task, settings.model, settings.api_base, overrides)
+    reader = TaskReader(
+        task, settings.model, owns_lock=session.owns_lock,
+        api_base=settings.api_base, model_overrides=overrides,
+    )  # fmt: skip
     return ForgeApp(settings, themes, reader, session)
 
 
@@ -69,7 +77,13 @@ def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
 GIL_SWITCH_INTERVAL_S = 0.001
 
 
-def launch(path: str | None, model: str | None, api_base: str | None, theme: str | None) -> int:
+def launch(
+    path: str | None,
+    model: str | None,
+    api_base: str | None,
+    theme: str | None,
+    model_options: Mapping[str, Any] | None = None,
+) -> int:
     """Open the workbench. A bad PATH is reported before the terminal check (it is the more
     useful error); the terminal check comes before a sample is copied or Textual imported."""
     from forgetui.engine import api
@@ -85,7 +99,9 @@ def launch(path: str | None, model: str | None, api_base: str | None, theme: str
 
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
 
-    settings = load_settings({"model": model, "api_base": api_base, "theme": theme})
+    settings = load_settings(
+        {"model": model, "api_base": api_base, "theme": theme, "model_flags": model_options or None}
+    )
     task = resolve_task(path)
     run_dir = api.open_task(task).workspace if is_sample else None
     try:

@@ -2,6 +2,7 @@
 worker that posts them never touches a widget.
 
 The step chain: StepStarted -> StepProgress* -> StepRecorded (+ EscalationRaised) | StepFailed.
+StepProgress events of stage "answer" carry the model's answer as it streams in.
 Chatty ones (progress, file changes, snapshots) replace a queued predecessor of the same kind."""
 
 from __future__ import annotations
@@ -26,12 +27,20 @@ class StepStarted(Message):
 
 @dataclass
 class StepProgress(Message):
-    """A stage inside the step in flight (context, model, execute, verify)."""
+    """A stage inside the step in flight (context, model, answer, execute, verify)."""
 
     event: StepEvent
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, StepProgress)
+
+
+@dataclass
+class AnswerStopSent(Message):
+    """The operator's stop reached the session: `stopped` is False if no answer was streaming
+    by then (it had ended, and the step goes on)."""
+
+    stopped: bool
 
 
 @dataclass

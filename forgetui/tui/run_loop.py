@@ -3,7 +3,11 @@ A base of the workbench screen, which owns the state read here and the view relo
 
 Run/pause is a flag checked between steps: each executor worker runs exactly one step, and the
 next starts only once the screen shows the last (show_snapshot calls `continue_run`), so
-however fast the engine steps the panes are never more than the step in flight behind."""
+however fast the engine steps the panes are never more than the step in flight behind.
+
+A streamed answer (StepProgress events of stage "answer", up to ten a second) repaints only the
+answer line under the header and the answer view in the action log pane; while it streams, the
+step key offers to stop it (STOP_BINDING)."""
 
 from __future__ import annotations
 
@@ -13,13 +17,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import on, work
+from textual.binding import Binding
 from textual.timer import Timer
 
 from forgetui.engine.api import FINISHED, human_prompt
-from forgetui.tui.commands import Situation
+from forgetui.tui.answer_line import AnswerLine
+from forgetui.tui.commands import COMMANDS, Situation
 from forgetui.tui.config import Settings
 from forgetui.tui.header import Activity, StatusHeader
 from forgetui.tui.messages import (
+    AnswerStopSent,
     EscalationRaised,
     ExecutorNotice,
     StepFailed,
@@ -29,12 +36,30 @@ from forgetui.tui.messages import (
     TaskChangeAccepted,
 )
 from forgetui.tui.operator_commands import OperatorCommands
+from forgetui.tui.panes.action_log import ActionLogPane
 from forgetui.tui.snapshot import TaskSnapshot
 
 if TYPE_CHECKING:
     from forgetui.engine.api import StepEvent
 
 STAGE_REPAINT = 0.2  # seconds between two repaints of the step stage in the header
+ANSWER = "answer"  # the stage of an event carrying the answer streamed so far
+STOP_CONFIRM_ID = "stop-answer-confirm"
+
+
+def _stop_binding() -> Binding:
+    """The step key, while an answer streams in: stop it. It shares the step command's binding
+    id, so a keymap that moves the step key moves this too, and it comes first, so the footer
+    shows it in the step's place while it applies (check_action hides it otherwise)."""
+    step = next(command for command in COMMANDS if command.id == "step")
+    return Binding(
+        step.key, "stop_answer", "stop answer", key_display=step.key_display, id=step.id,
+        tooltip="Stop the answer streaming in: the partial answer is recorded as stopped "
+        "and the task pauses",
+    )  # fmt: skip
+
+
+STOP_BINDING = _stop_binding()
 
 
 class RunLoop(OperatorCommands):
@@ -47,6 +72,7 @@ class RunLoop(OperatorCommands):
     _continue_at: int | None  # running: the step to start once the screen shows its previous
     _quit_after_step: bool
     _clock: Timer | None
+    _stopping: bool  # the operator stopped the answer in flight; the step is not recorded yet
 
     def request_reload(self, urgent: bool = False) -> None:
         raise NotImplementedError
@@ -74,6 +100,7 @@ class RunLoop(OperatorCommands):
 
     def _show_activity(self) -> None:
         self.query_one(StatusHeader).show_state(self.snapshot, self._activity())
+        self.query_one(AnswerLine).tick()
 
     def _can_step(self) -> bool:
         now = self.situation()
@@ -201,11 +228,100 @@ class RunLoop(OperatorCommands):
     def show_step_stage(self, message: StepProgress) -> None:
         """Stages of fast steps flash by: repaint for the model call (what the operator waits
         on) and otherwise at most every STAGE_REPAINT seconds."""
+        if message.event.stage == ANSWER:
+            self._show_answer(message.event)
+            return
+        if self.stage == ANSWER:
+            self._answer_ended()
         self.stage = message.event.stage
         now = time.monotonic()
         if self.stage == "model" or now - self._stage_shown >= STAGE_REPAINT:
             self._stage_shown = now
             self._show_activity()
+
+    # -- a streamed answer ---------------------------------------------------------------------
+
+    def _show_answer(self, event: StepEvent) -> None:
+        """Only the answer line and the answer view repaint; the header once, when the answer
+        starts (its stage), and the footer then too (the step key now stops it)."""
+        first = self.stage != ANSWER
+        self.stage = ANSWER
+        line = self.query_one(AnswerLine)
+        if first:
+            line.stop_key = self._stop_key()
+        line.show(event, ticking=self.settings.clock)
+        self.query_one(ActionLogPane).show_answer(event.step, event.detail)
+        if first:
+            self._stage_shown = time.monotonic()
+            self._show_activity()
+            self.sync_bindings()
+
+    def _answer_ended(self) -> None:
+        """The step went past its answer: nothing left to stop."""
+        self.query_one(AnswerLine).set_stage("stopped" if self._stopping else "done")
+        self._dismiss_stop_question()
+        self.sync_bindings()
+
+    def _stop_key(self) -> str:
+        """The stop key as the footer shows it (after the user's keymap)."""
+        for active in self.active_bindings.values():
+            if active.binding.action == STOP_BINDING.action:
+                return self.app.get_key_display(active.binding)
+        return STOP_BINDING.key
+
+    def can_stop_answer(self) -> bool:
+        return self.step_in_flight is not None and self.stage == ANSWER and not self._stopping
+
+    def action_stop_answer(self) -> None:
+        if not self.can_stop_answer():
+            return
+        from forgetui.tui.modals.confirm import ConfirmScreen
+
+        line = self.query_one(AnswerLine)
+        step, tokens = self.step_in_flight, line.event.tokens if line.event else 0
+
+        def answered(yes: bool | None) -> None:
+            if not yes or self.step_in_flight != step or not self.can_stop_answer():
+                return
+            self._stopping = True
+            self.running = False  # a run pauses after this step
+            line.set_stage("stopping")
+            self.send_stop()
+            self._show_activity()
+            self.sync_bindings()
+
+        why = (
+            f"The model has written {tokens:,} tokens of step {step}'s answer so far. Stopped, "
+            "the partial answer is recorded as stopped (no action runs) and the task pauses. "
+            "No lets the answer go on."
+        )
+        self.app.push_screen(ConfirmScreen("Stop the answer?", why, STOP_CONFIRM_ID), answered)
+
+    def _dismiss_stop_question(self) -> None:
+        """The answer ended while the operator was asked: the question no longer applies."""
+        screen = self.app.screen
+        if screen.id == STOP_CONFIRM_ID:
+            screen.dismiss(False)
+
+    @work(thread=True, exit_on_error=False, group="stop")
+    def send_stop(self) -> None:
+        self.post_message(AnswerStopSent(self.session.stop_answer()))
+
+    @on(AnswerStopSent)
+    def stop_sent(self, message: AnswerStopSent) -> None:
+        if not message.stopped and self._stopping:
+            self._stopping = False
+            if self.step_in_flight is not None:
+                self.query_one(AnswerLine).set_stage("done")
+                self.notify("the answer had already ended: the step goes on", markup=False)
+
+    def _clear_answer(self) -> None:
+        self._stopping = False
+        self._dismiss_stop_question()
+        self.query_one(AnswerLine).clear()
+        self.query_one(ActionLogPane).clear_answer()
+
+    # -- after a step --------------------------------------------------------------------------
 
     @on(StepRecorded)
     def continue_or_pause_after_step(self, message: StepRecorded) -> None:
@@ -213,6 +329,8 @@ class RunLoop(OperatorCommands):
         the workbench goes idle and lets go of the lock. So does a human model's run while the
         operator types: that wait has no bound."""
         report = message.report
+        if self._stopping and report.result == "skipped":  # else the answer ended by itself
+            self.notify(report.summary, title=f"step {report.step}: answer stopped", markup=False)
         self._step_done()
         if self._quit_after_step:
             self.app.exit()
@@ -237,6 +355,7 @@ class RunLoop(OperatorCommands):
     def _step_done(self) -> None:
         self.step_in_flight = None
         self.stage = ""
+        self._clear_answer()
         if self._clock is not None:
             self._clock.pause()
 

@@ -6,11 +6,14 @@ keeps a headless run, `forgetui answer` or another workbench from writing."""
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import signal
 import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -46,6 +49,7 @@ class Session(Protocol):
     def step(
         self, observer: Callable[[StepEvent], None], human_text: str | None = None
     ) -> tuple[StepReport, list[str]]: ...
+    def stop_answer(self) -> bool: ...
     def answer(self, text: str) -> str: ...
     def pin(self, ref: str, pinned: bool) -> str: ...
     def evict(self, ref: str) -> str: ...
@@ -59,12 +63,18 @@ class Session(Protocol):
 
 
 class StepSession:
-    """One writer per task: this process's executor and operator changes, one call at a time."""
+    """One writer per task: this process's executor and operator changes, one call at a time.
+    `model_options` (max_output_tokens, temperature, timeout_s, system_role, tools) override the
+    task's own for every model this session builds."""
 
-    def __init__(self, path: Path, model: str | None, api_base: str | None) -> None:
+    def __init__(
+        self, path: Path, model: str | None, api_base: str | None,
+        model_options: Mapping[str, Any] | None = None,
+    ) -> None:  # fmt: skip
         self.folder = api.open_task(path)
         self.model_spec = model
         self.api_base = api_base
+        self.model_options = dict(model_options or {})
         self._executor: Executor | None = None
         self._base_model: Model | None = None  # built at the first step, kept over releases
         self._lock = threading.Lock()
@@ -80,8 +90,10 @@ class StepSession:
     def _model(self, human_text: str | None = None) -> Model:
         if self.human:
             reply = _typed(human_text) if human_text is not None else _closed_input
-            return api.model_for(self.folder, HUMAN, self.api_base, human_input=reply)
-        return api.model_for(self.folder, self.model_spec, self.api_base)
+            return api.model_for(
+                self.folder, HUMAN, self.api_base, human_input=reply, **self.model_options
+            )
+        return api.model_for(self.folder, self.model_spec, self.api_base, **self.model_options)
 
     def step(
         self, observer: Callable[[StepEvent], None], human_text: str | None = None
@@ -105,6 +117,12 @@ class StepSession:
                 self._executor = executor
             override = self._model(human_text) if self.human else None
             return self._executor.step(model=override), notices
+
+    def stop_answer(self) -> bool:
+        """Stop the answer streaming in the step in flight; True if there was one. Not under
+        the session's lock: the step holds it until the answer it waits on has ended."""
+        executor = self._executor
+        return executor is not None and executor.stop_answer()
 
     def answer(self, text: str) -> str:
         with self._lock:
@@ -139,7 +157,11 @@ class StepSession:
         """The model for the steps from the next one on: built now, so a name that cannot run
         is refused here rather than at the step."""
         with self._lock:
-            model = None if spec == HUMAN else api.model_for(self.folder, spec, self.api_base)
+            model = (
+                None
+                if spec == HUMAN
+                else api.model_for(self.folder, spec, self.api_base, **self.model_options)
+            )
             self.model_spec = spec
             if model is not None:
                 self._base_model = model
@@ -171,10 +193,14 @@ class EngineProcess:
     task lock; `owns_lock(pid)` lets the reader tell it from another program's run. One call at
     a time; the worker thread that makes it waits on a pipe, which costs the UI nothing."""
 
-    def __init__(self, path: Path, model: str | None, api_base: str | None) -> None:
+    def __init__(
+        self, path: Path, model: str | None, api_base: str | None,
+        model_options: Mapping[str, Any] | None = None,
+    ) -> None:  # fmt: skip
         self.folder = api.open_task(path)
         self.model_spec = model
         self.api_base = api_base
+        self.model_options = dict(model_options or {})
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
@@ -195,7 +221,8 @@ class EngineProcess:
         with log.open("ab") as stderr:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "forgetui.tui.session", str(child.fileno()),
-                 str(self.folder.path), self.model_spec or "", self.api_base or ""],
+                 str(self.folder.path), self.model_spec or "", self.api_base or "",
+                 json.dumps(self.model_options)],
                 pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=stderr,
                 start_new_session=True,  # the terminal's signals are the TUI's, not the engine's
@@ -241,6 +268,17 @@ class EngineProcess:
     ) -> tuple[StepReport, list[str]]:
         result: tuple[StepReport, list[str]] = self._call("step", human_text, observer=observer)
         return result
+
+    def stop_answer(self) -> bool:
+        """The child is busy in step() (the pipe is the step's until it ends): a signal reaches
+        it there, and its handler stops the stream. True if a child was there to signal."""
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGUSR1)
+            return True
+        return False
 
     def answer(self, text: str) -> str:
         return str(self._call("answer", text))
@@ -291,9 +329,14 @@ class EngineProcess:
                     proc.wait(timeout=5)
 
 
-def _serve(conn: Connection, path: str, model: str | None, api_base: str | None) -> None:
-    """The child: one StepSession, commands from the socket until None or the parent is gone."""
-    session = StepSession(Path(path), model, api_base)
+def _serve(
+    conn: Connection, path: str, model: str | None, api_base: str | None,
+    model_options: Mapping[str, Any] | None = None,
+) -> None:  # fmt: skip
+    """The child: one StepSession, commands from the socket until None or the parent is gone.
+    SIGUSR1 is the parent's `stop_answer` (the socket is busy with the step meanwhile)."""
+    session = StepSession(Path(path), model, api_base, model_options)
+    signal.signal(signal.SIGUSR1, lambda _signum, _frame: session.stop_answer())
     try:
         while True:
             try:
@@ -320,4 +363,7 @@ def _serve(conn: Connection, path: str, model: str | None, api_base: str | None)
 
 
 if __name__ == "__main__":
-    _serve(Connection(int(sys.argv[1])), sys.argv[2], sys.argv[3] or None, sys.argv[4] or None)
+    _serve(
+        Connection(int(sys.argv[1])), sys.argv[2], sys.argv[3] or None, sys.argv[4] or None,
+        json.loads(sys.argv[5]),
+    )  # fmt: skip

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import shlex
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from forgetui.engine import api
 from forgetui.engine.api import (
@@ -70,6 +70,8 @@ class ContextView:
     diff: tuple[DiffEntry, ...] = ()
     diff_error: str | None = None
     leaving: tuple[api.Leaving, ...] = ()  # the preview: what the next step takes out, and why
+    tool_tokens: int = 0  # tool schemas sent with the request: in the total, in no section
+    window_problem: str | None = None  # the model's window leaves too little: the step escalates
 
     @property
     def title(self) -> str:
@@ -143,6 +145,9 @@ class TaskSnapshot:
     model_problem: str | None = None  # why the model cannot run a step here (no replay script)
     task_change: TaskChange | None = None  # task.yaml edited since accepted: no step runs
     sandbox: SandboxMode | None = None  # what agent commands run in (None: not known yet)
+    # the last prompt as forgetui counted it, and as the provider did (0: it reported none)
+    prompt_tokens: int = 0
+    provider_prompt_tokens: int = 0
 
     @property
     def next_step(self) -> int:
@@ -179,10 +184,15 @@ class TaskReader:
     def __init__(
         self, path: Path, model: str | None = None,
         owns_lock: Callable[[int], bool] = lambda pid: False,
+        api_base: str | None = None, model_overrides: Mapping[str, Any] | None = None,
     ) -> None:  # fmt: skip
         self.folder = api.open_task(path)
         self.model = model
         self.owns_lock = owns_lock  # our own engine process holds the lock: not read-only
+        # what steps run with beyond task.yaml, so the preview counts what they send (the
+        # model's window, tool schemas): the server, and the config's and flags' model options
+        self.api_base = api_base
+        self.model_overrides = dict(model_overrides or {})
         self._lock = threading.Lock()
 
     @property
@@ -271,10 +281,15 @@ class TaskReader:
             model_problem=api.model_problem(model, folder.path),
             task_change=api.task_change(folder, state),
             sandbox=_sandbox(),
+            prompt_tokens=state.last_context_tokens,
+            provider_prompt_tokens=state.last_prompt_tokens,
         )
 
     def _preview(self, state: TaskState, memory: WorkingMemory) -> ContextView:
-        ctx = api.preview_context(self.folder, self.model, state, memory)
+        options = self.folder.spec.model_options.with_overrides(**self.model_overrides)
+        ctx = api.preview_context(
+            self.folder, self.model, state, memory, api_base=self.api_base, options=options
+        )
         return ContextView(
             step=state.next_step,
             saved=False,
@@ -282,11 +297,13 @@ class TaskReader:
                 SectionView(s.name, s.budget, s.tokens, s.text, tuple(s.compressions))
                 for s in ctx.sections
             ),
-            total_tokens=ctx.total_tokens,
+            total_tokens=ctx.request_tokens,  # what max_tokens bounds: tool schemas included
             max_tokens=ctx.max_tokens,
             messages=tuple((m["role"], m["content"]) for m in ctx.messages),
             over_budget=tuple(ctx.over_budget),
             leaving=tuple(api.leaving_context(self.folder, ctx, state, memory)),
+            tool_tokens=ctx.tool_tokens,
+            window_problem=ctx.window_problem,
         )
 
     def saved_context(self, step: int) -> ContextView:
@@ -296,6 +313,7 @@ class TaskReader:
             saved = api.saved_context(folder, step)
             budgets = folder.spec.limits.budgets()
             tokens: dict[str, int] = saved.get("sections") or {}
+            tool_tokens = int(saved.get("tool_tokens") or 0)
             diff: tuple[DiffEntry, ...] = ()
             diff_error = None
             try:
@@ -309,11 +327,12 @@ class TaskReader:
                     SectionView(name, budgets.get(name, 0), int(count), "")
                     for name, count in tokens.items()
                 ),
-                total_tokens=int(saved.get("total_tokens") or 0),
-                max_tokens=folder.spec.limits.max_tokens,
+                total_tokens=int(saved.get("total_tokens") or 0) + tool_tokens,
+                max_tokens=int(saved.get("max_tokens") or folder.spec.limits.max_tokens),
                 messages=tuple((m["role"], m["content"]) for m in saved["messages"]),
                 diff=diff,
                 diff_error=diff_error,
+                tool_tokens=tool_tokens,
             )
 
     def saved_steps(self) -> list[int]:

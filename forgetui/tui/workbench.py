@@ -20,6 +20,7 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from forgetui.engine.api import ForgeError
+from forgetui.tui.answer_line import AnswerLine
 from forgetui.tui.commands import Situation, applies, bindings, commands_in, why_not
 from forgetui.tui.config import Settings
 from forgetui.tui.footer import KeyFooter
@@ -40,7 +41,7 @@ from forgetui.tui.panes.memory import MemoryList, MemoryPane
 from forgetui.tui.panes.tabs import PaneTabs
 from forgetui.tui.panes.task_frame import TaskFramePane
 from forgetui.tui.panes.verification import VerificationPane
-from forgetui.tui.run_loop import RunLoop
+from forgetui.tui.run_loop import STOP_BINDING, RunLoop
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 
@@ -59,7 +60,7 @@ def _is_task_file(_change: object, path: str) -> bool:
 
 
 class WorkbenchScreen(RunLoop):
-    BINDINGS: ClassVar[list[BindingType]] = bindings("screen")  # type: ignore[assignment]
+    BINDINGS: ClassVar[list[BindingType]] = [STOP_BINDING, *bindings("screen")]
 
     def __init__(self, reader: TaskReader, session: Session, settings: Settings) -> None:
         super().__init__(id="workbench")
@@ -78,6 +79,7 @@ class WorkbenchScreen(RunLoop):
         self._awaiting_human = False  # the human model's prompt is open
         self._continue_at: int | None = None  # running: the step to start once this one shows
         self._quit_after_step = False
+        self._stopping = False
         self._clock: Timer | None = None
         self._applies_state: tuple[bool, ...] = ()
         self._last_load = 0.0
@@ -88,6 +90,7 @@ class WorkbenchScreen(RunLoop):
 
     def compose(self) -> ComposeResult:
         yield StatusHeader(id="status-header")
+        yield AnswerLine(id="answer-line")
         yield Static(id="problem-banner")
         yield PaneTabs(id="pane-tabs")
         yield Static(id="too-small")
@@ -331,12 +334,16 @@ class WorkbenchScreen(RunLoop):
         every refresh, which is not free at every snapshot."""
         now = self.situation()
         state = tuple(now is not None and applies(action, now) for action in SCREEN_ACTIONS)
+        state += (self.can_stop_answer(),)
         if state != self._applies_state:
             self._applies_state = state
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Commands that do not apply now stay in the footer, dimmed."""
+        """Commands that do not apply now stay in the footer, dimmed; the stop key is there only
+        while an answer streams in (the step key is, otherwise)."""
+        if action == STOP_BINDING.action:
+            return self.can_stop_answer()
         if action in SCREEN_ACTIONS:
             return True if self.applies(action) else None
         return True

@@ -7,7 +7,14 @@ import json
 import pytest
 
 from forgetui.engine.catalog import ACTIONS, PHASE_ACTIONS, actions_of
-from forgetui.engine.llm.parse import parse_text, parse_tool_call, tool_schemas, validate_action
+from forgetui.engine.llm.parse import (
+    EXPECTED_BLOCK,
+    parse_text,
+    parse_tool_call,
+    tool_schemas,
+    validate_action,
+    validate_object,
+)
 
 
 def test_fenced_yaml_block_with_prose_around_it() -> None:
@@ -86,6 +93,43 @@ def test_errors_are_clear_sentences(answer: str, message: str) -> None:
     parsed = parse_text(answer)
     assert parsed.action is None
     assert parsed.error is not None and message in parsed.error
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I think the bug is in cli.py.",
+        "```yaml\naction: [unclosed\n```",
+        "```yaml\naction: list_dir\nargs: {path: a}\n```\n"
+        "```yaml\naction: note\nargs: {text: b}\n```",
+    ],
+)
+def test_an_answer_with_nothing_runnable_ends_with_the_expected_form(answer: str) -> None:
+    error = parse_text(answer).error
+    assert error is not None
+    reason, expected = error.split("\n")
+    assert reason and expected == EXPECTED_BLOCK
+
+
+@pytest.mark.parametrize(
+    "answer", ["```yaml\naction: foo\n```", "```yaml\naction: read_file\nargs: {}\n```"]
+)
+def test_a_wrong_name_or_argument_says_the_signature_not_the_form(answer: str) -> None:
+    error = parse_text(answer).error
+    assert error is not None and "\n" not in error and "expected:" not in error
+
+
+def test_validate_object_takes_the_tool_call_shapes() -> None:
+    shapes = [
+        {"action": "read_file", "args": {"path": "a"}},
+        {"action": "read_file", "arguments": {"path": "a"}},
+        {"name": "read_file", "arguments": '{"path": "a"}'},
+        {"type": "function", "function": {"name": "read_file", "arguments": {"path": "a"}}},
+        {"tool_calls": [{"function": {"name": "read_file", "arguments": {"path": "a"}}}]},
+    ]
+    for obj in shapes:
+        assert validate_object(obj).args == {"path": "a"}, obj
+    assert "the action name is missing" in (validate_object({"path": "a"}).error or "")
 
 
 def test_coercion_of_obvious_types() -> None:

@@ -17,6 +17,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from forgetui.engine.catalog import ActionSpec
 from forgetui.engine.llm import Model, ModelReply
+from forgetui.engine.llm.stream import AnswerStream
 from forgetui.engine.samples import init_sample
 from forgetui.paths import data_dir
 from forgetui.tui.app import ForgeApp
@@ -160,16 +161,19 @@ class GatedModel:
         self.free_calls = free_calls  # calls that go through before the gate applies
 
     def complete(
-        self, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
+        self,
+        messages: Sequence[dict[str, str]],
+        tools: Sequence[ActionSpec],
+        stream: AnswerStream | None = None,
     ) -> ModelReply:
         if self.free_calls > 0:
             self.free_calls -= 1
-            return self.inner.complete(messages, tools)
+            return self.inner.complete(messages, tools, stream)
         self.entered.set()
         self.gate.wait(30)
         if self.fail is not None:
             raise self.fail
-        return self.inner.complete(messages, tools)
+        return self.inner.complete(messages, tools, stream)
 
 
 @pytest.fixture

@@ -16,7 +16,13 @@ from forgetui.engine.errors import ForgeError
 from forgetui.engine.samples import init_sample
 from forgetui.paths import data_dir
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.config import Settings, config_path, load_settings, save_theme
+from forgetui.tui.config import (
+    Settings,
+    config_path,
+    load_settings,
+    model_overrides,
+    save_theme,
+)
 from forgetui.tui.launch import make_app
 from forgetui.tui.themes import load_themes
 
@@ -66,6 +72,8 @@ def test_forgetui_config_points_at_another_file(tmp_path: Path) -> None:
         ("theme: [unclosed", "not valid YAML"),
         ("colour: red\n", "field 'colour'"),
         ("watch: sometimes\n", "field 'watch'"),
+        ("model_options: {max_output_tokens: 0}\n", "field 'model_options.max_output_tokens'"),
+        ("model_options: {tools: maybe}\n", "field 'model_options.tools'"),
     ],
 )
 def test_a_broken_config_falls_back_with_a_notice(
@@ -77,6 +85,28 @@ def test_a_broken_config_falls_back_with_a_notice(
     settings = load_settings({}, {"FORGETUI_HOME": str(forge_home)})
     assert settings.theme == "dark"
     assert len(settings.notices) == 1 and problem in settings.notices[0]
+
+
+def test_model_bounds_config_under_the_task_flags_over_it(forge_home: Path) -> None:
+    """A user's local server wants the same bounds for every task: the config gives them,
+    a task's own task.yaml `model_options` win over them, the flags typed at launch win over
+    both."""
+    write_config(
+        forge_home / "config" / "config.yaml",
+        {"model_options": {"max_output_tokens": 256, "system_role": "merge", "tools": "off"}},
+    )
+    env = {"FORGETUI_HOME": str(forge_home)}
+    settings = load_settings({"model_flags": {"tools": "on"}}, env)
+    assert settings.model_options == {
+        "max_output_tokens": 256, "system_role": "merge", "tools": "off",
+    }  # fmt: skip
+    # the task sets max_output_tokens itself; the flag beats the config's tools
+    assert model_overrides(settings, {"max_output_tokens"}) == {
+        "system_role": "merge", "tools": "on",
+    }  # fmt: skip
+    assert model_overrides(load_settings({}, env), set()) == {
+        "max_output_tokens": 256, "system_role": "merge", "tools": "off",
+    }  # fmt: skip
 
 
 def test_a_bad_env_value_is_reported_not_fatal(forge_home: Path) -> None:

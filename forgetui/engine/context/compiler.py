@@ -12,11 +12,17 @@ size) and writes nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from forgetui.engine.context.current_state import CurrentState
-from forgetui.engine.context.inputs import CompiledContext, ContextInputs, Section
+from forgetui.engine.context.inputs import (
+    TOKENIZER_MARGIN,
+    CompiledContext,
+    ContextInputs,
+    Section,
+    WindowCap,
+)
 from forgetui.engine.context.render import XML_WRAPPER
 from forgetui.engine.context.sections import (
     actions_variants,
@@ -24,24 +30,38 @@ from forgetui.engine.context.sections import (
     recent_variants,
     system_section,
     task_frame_variants,
+    tool_schema_text,
     verification_variants,
 )
 from forgetui.engine.task import SECTION_NAMES
 from forgetui.engine.tokens import counter_for
 
 SECTION_FLOOR = 15  # the smallest budget a section is squeezed to when max_tokens binds
+USABLE_FLOOR = SECTION_FLOOR * len(SECTION_NAMES)  # less room than this is no context at all
 
 
 def compile_context(inputs: ContextInputs) -> CompiledContext:
-    """The two messages of the next step, every section within its budget and the whole within
-    max_tokens. Pure: nothing is written, the inputs are not changed."""
-    spec, state = inputs.spec, inputs.state
+    """The two messages of the next step, every section within its budget and the whole (tool
+    schemas included) within max_tokens, or under the model's window when that is smaller.
+    Pure: nothing is written, the inputs are not changed."""
+    spec, state, fit = inputs.spec, inputs.state, inputs.fit
     counter = counter_for(inputs.model or spec.model)
     fmt = spec.context_format
     budgets = spec.limits.budgets()
+    window = fit.window_cap()
     max_tokens = spec.limits.max_tokens
+    limit = f"max_tokens {max_tokens}"
+    if window is not None and window.cap < max_tokens:
+        max_tokens = window.cap
+        limit = f"the model's window ({max_tokens:,} = {window.describe()})"
     wrapper = XML_WRAPPER if fmt == "xml" else ("", "")
-    used = sum(counter.count(part) for part in wrapper if part)
+    # The schemas are sent as they are, whatever the budgets: they are taken off the top, like
+    # the wrapper, and the sections share what is left. available_actions' own budget is for
+    # its text (with tools sent, a list of names): the schemas replace the descriptions it
+    # would otherwise hold, and the phase's (up to ~900 tokens) would not fit its 800.
+    tool_tokens = counter.count(tool_schema_text(state.phase)) if fit.tools_sent else 0
+    used = tool_tokens + sum(counter.count(part) for part in wrapper if part)
+    room = max_tokens - used
 
     builders: dict[str, Callable[[int], Section]] = {
         "system_prompt": lambda budget: system_section(state.phase, fmt, budget, counter),
@@ -52,7 +72,11 @@ def compile_context(inputs: ContextInputs) -> CompiledContext:
             "verification_status", budget, verification_variants(spec, state), counter, fmt
         ),
         "available_actions": lambda budget: fit_variants(
-            "available_actions", budget, actions_variants(state.phase), counter, fmt
+            "available_actions",
+            budget,
+            actions_variants(state.phase, fit.tools_sent),
+            counter,
+            fmt,
         ),
         "recent_actions": lambda budget: fit_variants(
             "recent_actions", budget, recent_variants(inputs.recent), counter, fmt
@@ -70,7 +94,7 @@ def compile_context(inputs: ContextInputs) -> CompiledContext:
         budget = max(0, min(budgets[name], max_tokens - used - later_floors))
         section = builders[name](budget)
         if budget < budgets[name]:
-            note = f"budget cut from {budgets[name]} to {budget} to fit max_tokens {max_tokens}"
+            note = f"budget cut from {budgets[name]} to {budget} to fit {limit}"
             section = replace(section, compressions=(*section.compressions, note))
         built[name] = section
         used += section.tokens
@@ -83,11 +107,14 @@ def compile_context(inputs: ContextInputs) -> CompiledContext:
         for section in sections
         if "hard truncated" in section.compressions and section.name != "current_state"
     ]
+    problem = None
+    if window is not None and max_tokens == window.cap and (room < USABLE_FLOOR or over):
+        problem = window_problem(window, tool_tokens, room, over)
     return CompiledContext(
         step=state.next_step,
         format=fmt,
         sections=sections,
-        total_tokens=used,
+        total_tokens=used - tool_tokens,
         max_tokens=max_tokens,
         messages=(
             {"role": "system", "content": built["system_prompt"].text},
@@ -95,4 +122,31 @@ def compile_context(inputs: ContextInputs) -> CompiledContext:
         ),
         memory_refs=tuple(state_builder.memory_refs),
         over_budget=tuple(over),
+        tool_tokens=tool_tokens,
+        window=window,
+        window_problem=problem,
+    )
+
+
+def window_problem(window: WindowCap, tool_tokens: int, room: int, over: Sequence[str]) -> str:
+    """The escalation's question when the model's window leaves too little for a context: the
+    numbers, and what would make room."""
+    left = f"{window.cap:,} for the context"
+    if tool_tokens:
+        left += f"; the tool schemas take {tool_tokens:,} of them"
+    why = (
+        f"{max(room, 0):,} left for its sections is fewer than the {USABLE_FLOOR} the smallest "
+        "context needs"
+        if room < USABLE_FLOOR
+        else f"the sections cannot be cut to fit ({over[0]})"
+    )
+    fixes = "a smaller max_output_tokens (--max-output-tokens)"
+    if tool_tokens:
+        fixes += " or no tools (--tools off)"
+    return (
+        f"The context does not fit the model's window: {window.window:,} tokens, less the "
+        f"{window.max_output_tokens:,}-token output cap and a {round(TOKENIZER_MARGIN * 100)}% "
+        f"margin for the server's tokenizer, leave {left}; {why}. Give the model a larger "
+        f"window (a larger context size on its server, and model_options.context_window), or "
+        f"{fixes}."
     )

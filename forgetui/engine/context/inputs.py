@@ -10,12 +10,52 @@ from pathlib import Path
 from typing import Any
 
 from forgetui.engine.memory import WorkingMemory
+from forgetui.engine.model_options import DEFAULT_MAX_OUTPUT_TOKENS, ModelOptions
 from forgetui.engine.records import ResultRecord
 from forgetui.engine.state import TaskState
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.task import TaskSpec
 
 RECENT_RESULTS = 3
+# Budgets are counted with tiktoken, the model's server counts with its own tokenizer: Gemma's
+# counted 16% more than tiktoken for the same prompt (issue 11). The context is kept this much
+# under the window so that a context forgetui counts as fitting fits the server's count too.
+TOKENIZER_MARGIN = 0.20
+
+
+@dataclass(frozen=True)
+class ModelFit:
+    """What the model a context goes to takes: its window (None: not known, or a replay or
+    human model), its answer's cap, and whether tool schemas go with the request (then
+    available_actions names the actions only and the schemas count against the total). The
+    executor asks its model; a preview reads the task's options (`planned_fit`)."""
+
+    window: int | None = None
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
+    tools_sent: bool = False
+
+    def window_cap(self) -> WindowCap | None:
+        if self.window is None:
+            return None
+        room = (self.window - self.max_output_tokens) * (1 - TOKENIZER_MARGIN)
+        return WindowCap(self.window, self.max_output_tokens, max(0, int(room)))
+
+
+@dataclass(frozen=True)
+class WindowCap:
+    """How the model's window bounds the context: what is left of `window` once the answer's
+    cap is kept out, less TOKENIZER_MARGIN."""
+
+    window: int
+    max_output_tokens: int
+    cap: int
+
+    def describe(self) -> str:
+        margin = round(TOKENIZER_MARGIN * 100)
+        return f"{self.window:,} - {self.max_output_tokens:,} output, less {margin}%"
+
+    def to_json(self) -> dict[str, int]:
+        return {"tokens": self.window, "max_output_tokens": self.max_output_tokens, "cap": self.cap}
 
 
 @dataclass(frozen=True)
@@ -26,6 +66,7 @@ class ContextInputs:
     recent: Sequence[ResultRecord]  # newest last; the compiler uses the last 3
     workspace: Path  # target-file excerpts are read from here
     model: str | None = None  # picks the token encoding (else spec.model)
+    fit: ModelFit = ModelFit()  # what the model takes
 
 
 @dataclass(frozen=True)
@@ -39,14 +80,28 @@ class Section:
 
 @dataclass(frozen=True)
 class CompiledContext:
+    """The two messages and their accounting. `total_tokens` counts the messages (what
+    validate_context recounts); tool schemas sent with the request are `tool_tokens`, and
+    max_tokens bounds the two together (`request_tokens`)."""
+
     step: int
     format: str
     sections: tuple[Section, ...]
     total_tokens: int
-    max_tokens: int
+    max_tokens: int  # limits.max_tokens, or less when the model's window is smaller
     messages: tuple[dict[str, str], ...]  # exactly (system, user)
     memory_refs: tuple[str, ...]  # MemoryItem.ref of the items shown, in order
     over_budget: tuple[str, ...]  # reasons the step must not go out; empty when it may
+    tool_tokens: int = 0  # the tool schemas sent with the request (in no message)
+    window: WindowCap | None = None  # the model's window, when it is known
+    # Why this context cannot go to the model at all (its window leaves too little room), with
+    # the numbers and what to change; the step escalates "context_window" before the call.
+    window_problem: str | None = None
+
+    @property
+    def request_tokens(self) -> int:
+        """The request by forgetui's count: the messages and the tool schemas."""
+        return self.total_tokens + self.tool_tokens
 
     def section(self, name: str) -> Section:
         return next(section for section in self.sections if section.name == name)
@@ -56,6 +111,10 @@ class CompiledContext:
             "step": self.step,
             "total_tokens": self.total_tokens,
             "max_tokens": self.max_tokens,
+            "tool_tokens": self.tool_tokens,
+            "request_tokens": self.request_tokens,
+            "window": self.window.to_json() if self.window else None,
+            "window_problem": self.window_problem,
             "format": self.format,
             "sections": [
                 {
@@ -92,23 +151,54 @@ def agent_results(folder: TaskFolder, n: int) -> list[ResultRecord]:
     return found[::-1]
 
 
+def planned_fit(model: str | None, options: ModelOptions, api_base: str | None = None) -> ModelFit:
+    """What a step with `model` will most likely send, decided without importing litellm (a
+    preview must stay fast): a replay script or the operator has no window and takes no tools;
+    a real model has the task's `context_window` and `max_output_tokens`, and tools when
+    `tools: on`, or with `tools: auto` when an `api_base` is given (litellm's rule for such a
+    server). `auto` without one previews no tools: whether litellm lists the model as calling
+    functions is only known to the step, which counts and saves what it really sends."""
+    name = (model or "replay").strip()
+    if name == "human" or name == "replay" or name.startswith("replay:"):
+        return ModelFit()
+    tools = options.tools == "on" or (options.tools == "auto" and bool(api_base))
+    return ModelFit(options.context_window, options.max_output_tokens, tools)
+
+
+def asked_fit(model: object) -> ModelFit:
+    """What a model says it takes, asked the way the executor asks before a step: a litellm
+    model knows its window and whether it sends tools; a replay script or the operator has
+    neither method, so no window and no tools."""
+    window_of = getattr(model, "context_window", None)
+    sends_tools = getattr(model, "sends_tools", None)
+    return ModelFit(
+        window=window_of() if callable(window_of) else None,
+        max_output_tokens=getattr(model, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
+        tools_sent=bool(sends_tools()) if callable(sends_tools) else False,
+    )
+
+
 def context_inputs(
     folder: TaskFolder,
     model: str | None = None,
     state: TaskState | None = None,
     memory: WorkingMemory | None = None,
+    fit: ModelFit | None = None,
 ) -> ContextInputs:
     """Everything the next step's context is compiled from, read from disk (or given: a
-    reader that already holds state and memory does not read them again)."""
+    reader that already holds state and memory does not read them again). `fit` is what the
+    model takes; without it, what the task's options plan for `model` (`planned_fit`)."""
     state = state or folder.load_state()
     phase = effective_phase(folder, state)
     if phase != state.phase:
         state = state.model_copy(update={"phase": phase})
+    model = model or folder.spec.model
     return ContextInputs(
         spec=folder.spec,
         state=state,
         memory=memory or folder.load_memory(),
         recent=agent_results(folder, RECENT_RESULTS),
         workspace=folder.workspace,
-        model=model or folder.spec.model,
+        model=model,
+        fit=fit or planned_fit(model, folder.spec.model_options),
     )

@@ -4,6 +4,7 @@ makes the budget a guarantee."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Iterator, Sequence
 
@@ -12,6 +13,7 @@ from forgetui.engine.catalog import action_target, actions_of
 from forgetui.engine.context.inputs import Section
 from forgetui.engine.context.render import section_blocks
 from forgetui.engine.context.tree import Block, El, drop_empty, seq
+from forgetui.engine.llm.parse import tool_schemas
 from forgetui.engine.prompts import system_prompt
 from forgetui.engine.records import ResultRecord
 from forgetui.engine.state import TaskState
@@ -22,6 +24,7 @@ RECENT_ACTIONS = 3
 LIST_CAPS = (5, 2)
 SUMMARY_LIMIT = 300
 OMITTED_TEXT = "[omitted: over budget]"
+TOOLS_SENT_NOTE = "sent with this request as tools; call exactly one"
 
 Variant = tuple[El, tuple[str, ...]]
 
@@ -158,8 +161,28 @@ def verification_variants(spec: TaskSpec, state: TaskState) -> Iterator[Variant]
         yield el, labels
 
 
-def actions_variants(phase: str) -> Iterator[Variant]:
+def tool_schema_text(phase: str) -> str:
+    """The phase's tool schemas as they go with a request (JSON), for counting their tokens."""
+    return json.dumps(tool_schemas(actions_of(phase)))
+
+
+def actions_variants(phase: str, tools_sent: bool = False) -> Iterator[Variant]:
+    """The phase's actions described, or, when their tool schemas go with the request, named
+    only: the schemas describe them already, and saying it twice costs tokens."""
     actions = actions_of(phase)
+    if tools_sent:
+        names = [action.name for action in actions]
+        for cap, labels in ((None, ()), *((c, (f"actions capped at {c}",)) for c in LIST_CAPS)):
+            shown = names if cap is None else cz.cap_list(names, cap)
+            el = El(
+                "available_actions",
+                items=(
+                    El("names", text=", ".join(shown)),
+                    El("schemas", text=TOOLS_SENT_NOTE),
+                ),
+            )
+            yield el, labels
+        return
     described = [f"{action.signature}: {action.description}" for action in actions]
     signatures = [action.signature for action in actions]
     yield seq("available_actions", described, "tool"), ()
@@ -174,10 +197,16 @@ def actions_variants(phase: str) -> Iterator[Variant]:
 def _result_line(record: ResultRecord, limit: int) -> str:
     target = action_target(record.args)
     line = f"step {record.step}: {record.action}{' ' + target if target else ''} -> {record.result}"
-    if record.summary:
-        line += f": {cz.one_line(record.summary, limit)}"
-    if record.error:
-        line += f" | error: {cz.one_line(cz.cut_error(record.error), cz.ERROR_LIMIT + 40)}"
+    summary, error = record.summary, record.error
+    if summary and error and summary.endswith(error):  # "unparsed response: ERROR": say it once
+        summary = summary[: -len(error)].rstrip(" :")
+    if summary:
+        line += f": {cz.one_line(summary, limit)}"
+    if error:
+        # lines stay apart ("...; expected: one ```yaml block ..."); a parse error is far under
+        # ERROR_LIMIT, so the line on the expected form always shows
+        lines = "; ".join(part.strip() for part in cz.cut_error(error).splitlines() if part.strip())
+        line += f" | error: {cz.one_line(lines, cz.ERROR_LIMIT + 40)}"
     return line
 
 

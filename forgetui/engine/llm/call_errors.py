@@ -10,19 +10,31 @@ restart, a proxy dropping the socket). Not retried:
   request, so the same request again only queues behind it;
 - a refused connection: nothing listens there, and it will not start within our backoff;
 - 501 and 505, and every other 4xx (409 and 425 included: LLM APIs do not use them to mean
-  "later", and a conflicting or too-early request would be sent unchanged).
+  "later", and a conflicting or too-early request would be sent unchanged);
+- a prompt over the model's context window (litellm's ContextWindowExceededError, or a 4xx
+  whose text says so, as llama.cpp's "Requested tokens (1200) exceed context window of 1024"
+  does): its own kind, since the step escalates it as such, not as a model error.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 # status: a server answered with that HTTP status; provider: litellm reports a status but no HTTP
 # response shows it (a body that is not a completion, a provider that does not chain its errors)
-Kind = Literal["timeout", "refused", "reset", "status", "provider", "other"]
+# context_window: the prompt does not fit the model's window (the same prompt never will)
+Kind = Literal["timeout", "refused", "reset", "status", "provider", "context_window", "other"]
 
 _NEVER_HEALS = frozenset({501, 505})
+# How servers say a prompt is over the window: OpenAI ("maximum context length",
+# context_length_exceeded), llama.cpp ("exceed context window", "available context size",
+# n_ctx), Anthropic ("prompt is too long"), vLLM ("model's context length").
+_CONTEXT_WINDOW = re.compile(
+    r"context[ _-]?(?:window|length|size|limit)|maximum context|\bn_ctx\b|prompt is too long",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -48,15 +60,20 @@ class CallError:
             return "a server that timed out may still be busy with the request"
         if self.kind == "refused":
             return "nothing is listening there; start the server"
+        if self.kind == "context_window":
+            return "the prompt is over the model's context window, and the same prompt cannot fit"
         return "the same request would fail the same way"
 
 
 def classify(exc: BaseException) -> CallError:
     """The kind of failure `exc` (raised by `litellm.completion`) stands for."""
     import httpx  # loaded with litellm already; never at module import
+    import litellm
     import openai
 
     chain = _chain(exc)
+    if any(isinstance(link, litellm.ContextWindowExceededError) for link in chain):
+        return CallError("context_window", getattr(exc, "status_code", None), _message(exc, chain))
     for link in chain:
         if isinstance(link, httpx.HTTPStatusError):
             return _status(link.response.status_code, exc, chain)
@@ -79,20 +96,30 @@ def classify(exc: BaseException) -> CallError:
     for link in chain:
         if isinstance(link, ConnectionRefusedError | httpx.ConnectError):
             return CallError("refused", None, _message(exc, chain))
-    import litellm
-
     if isinstance(exc, litellm.Timeout):
         return CallError("timeout", None, _message(exc, chain))
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and not isinstance(exc, openai.APIConnectionError):
         # a provider whose handler does not chain the HTTP error: litellm's status is all there is
-        return CallError("provider", status, _message(exc, chain))
+        message = _message(exc, chain)
+        kind: Kind = "context_window" if _over_window(status, message) else "provider"
+        return CallError(kind, status, message)
     return CallError("other", None, _message(exc, chain))
 
 
 def _status(status: int, exc: BaseException, chain: list[BaseException]) -> CallError:
+    message = _message(exc, chain)
     kind: Kind = "timeout" if status == 408 else "status"
-    return CallError(kind, status, _message(exc, chain))
+    if _over_window(status, message):
+        kind = "context_window"
+    return CallError(kind, status, message)
+
+
+def _over_window(status: int, message: str) -> bool:
+    """A refusal (4xx, not 408 or 429) whose text says the prompt is over the window."""
+    return (
+        400 <= status < 500 and status not in (408, 429) and bool(_CONTEXT_WINDOW.search(message))
+    )
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

@@ -7,6 +7,7 @@ variables that hold a secret counts: Ollama's OLLAMA_API_BASE is optional, not a
 
 from __future__ import annotations
 
+import os
 import re
 from types import ModuleType
 
@@ -26,6 +27,10 @@ def missing_key_variables(litellm: ModuleType, model: str) -> list[str]:
     except Exception:  # a model litellm cannot place: let the call say what is wrong
         return []
     missing = [str(name) for name in verdict.get("missing_keys") or []]
+    # litellm counts a variable set to "" as set; the server then says "missing credentials"
+    conventional = f"{model.split('/', 1)[0].upper()}_API_KEY"
+    if os.environ.get(conventional) == "" and conventional not in missing:
+        missing.append(conventional)
     return missing if any(_KEY_NAME.search(name) for name in missing) else []
 
 

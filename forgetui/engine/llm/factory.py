@@ -14,6 +14,7 @@ from forgetui.engine.llm.replay import ReplayModel
 from forgetui.engine.model_options import ModelOptions
 
 DEFAULT_MODEL = "replay"
+_TOOLS = {"on": True, "off": False, "auto": None}  # the `tools` option as LiteLLMModel's use_tools
 REPLAY_SCRIPT = "replay.yaml"
 
 
@@ -54,7 +55,10 @@ def make_model(
         timeout_s=bounds.timeout_s,
         max_output_tokens=bounds.max_output_tokens,
         temperature=bounds.temperature,
+        use_tools=_TOOLS[bounds.tools],
         system_role=bounds.system_role,
+        stream=bounds.stream,
+        context_window=bounds.context_window,
     )
 
 

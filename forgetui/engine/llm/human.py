@@ -19,6 +19,7 @@ import yaml
 from forgetui.engine.catalog import ActionSpec
 from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.parse import ParsedAction, parse_text, validate_action
+from forgetui.engine.llm.stream import AnswerStream
 from forgetui.engine.yamlio import safe_load
 
 _SHORTHAND = re.compile(r"[A-Za-z_]\w*(\s|$)")
@@ -79,8 +80,12 @@ class HumanModel:
         self._input = human_input or read_stdin
 
     def complete(
-        self, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
+        self,
+        messages: Sequence[dict[str, str]],
+        tools: Sequence[ActionSpec],
+        stream: AnswerStream | None = None,
     ) -> ModelReply:
+        """The operator's typed answer (`stream` is not fed: there is nothing to stream)."""
         started = time.monotonic()
         try:
             answer = self._input(self.prompt(tools))

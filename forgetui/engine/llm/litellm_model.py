@@ -8,7 +8,8 @@ Every call is bounded (issue 11): an output cap, a temperature and a timeout are
 and only errors that say "try again" are retried (call_errors.py says which and why).
 A model without a system role gets the system prompt merged into the user message
 (system_role.py); a server given by `api_base` gets a placeholder key when none is set
-(credentials.py).
+(credentials.py). Answers are streamed by default, each attempt on a worker thread that keeps
+the whole answer within the timeout and lets the operator stop it (attempt.py).
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from types import ModuleType
 from typing import Any
 
 from forgetui.engine.catalog import ActionSpec
+from forgetui.engine.llm.attempt import Attempt, attempt
 from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.call_errors import CallError, classify
 from forgetui.engine.llm.credentials import PLACEHOLDER_API_KEY, missing_key_variables
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, tool_schemas
+from forgetui.engine.llm.stream import STOPPED, AnswerStream
 from forgetui.engine.llm.system_role import merge_system, resolve_system_role
 from forgetui.engine.model_options import (
     DEFAULT_MAX_OUTPUT_TOKENS,
@@ -53,7 +56,8 @@ class LiteLLMModel:
 
     `use_tools=None` decides per model: tools when litellm says the model supports function
     calling, or whenever an `api_base` is given (OpenAI-compatible servers); the fenced-block
-    answer otherwise. `system_role=None` likewise decides per model (system_role.py). Keys are
+    answer otherwise. `system_role=None` likewise decides per model (system_role.py).
+    `stream=False` asks for whole answers, for a server that breaks on streaming. Keys are
     read by litellm from the environment and never pass through here; only a placeholder does,
     for an `api_base` server when the provider's key variable is not set.
     """
@@ -72,6 +76,8 @@ class LiteLLMModel:
         backoff_base_s: float = 1.0,
         backoff_cap_s: float = 20.0,
         deadline_s: float | None = None,
+        stream: bool = True,
+        context_window: int | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.name = model
@@ -85,40 +91,57 @@ class LiteLLMModel:
         self.backoff_base_s = backoff_base_s
         self.backoff_cap_s = backoff_cap_s
         self.deadline_s = deadline_s if deadline_s is not None else timeout_s * self.max_attempts
+        self.stream = stream
+        # the task's model_options.context_window: a local server's window, which litellm's
+        # model info cannot know
+        self.window_option = context_window
         self._sleep = sleep
 
     def complete(
-        self, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
+        self,
+        messages: Sequence[dict[str, str]],
+        tools: Sequence[ActionSpec],
+        stream: AnswerStream | None = None,
     ) -> ModelReply:
+        """One answer, retried where that can help. Streamed (unless `stream=False`), it is fed
+        to `stream` as it arrives, and the operator's stop ends it with what had arrived."""
         started = time.monotonic()
         try:
             litellm = import_litellm()
             request = self._request(litellm, messages, tools)
+            sent: dict[str, Any] = {
+                "system_role": "merge" if self._merges(litellm) else None,
+                "tools_sent": "tools" in request,
+            }
         except Exception as exc:  # a broken install must not take the run down
             return ModelReply.failure(_describe(exc), model=self.name)
         deadline = time.monotonic() + self.deadline_s  # the one-time import is not the model's
         attempts = 0
         error: CallError | None = None
+        tried: Attempt | None = None
         waited_s = 0.0
         while attempts < self.max_attempts:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
+            if attempts and stream is not None:
+                stream.restart()  # what arrived belongs to the failed attempt
             attempts += 1
             waited_s = min(self.timeout_s, remaining)
-            try:
-                response = litellm.completion(**request, timeout=waited_s)
-            except Exception as exc:
-                error = classify(exc)
-                if not error.retryable:
-                    break
-                delay = self._backoff(attempts, _retry_after_s(exc))
-                if attempts >= self.max_attempts or time.monotonic() + delay >= deadline:
-                    break
-                self._sleep(delay)
-                continue
+            tried = attempt(litellm, request, waited_s, stream)
             latency_ms = (time.monotonic() - started) * 1000
-            return self._reply(litellm, response, tools, latency_ms)
+            if tried.stopped:
+                return self._stopped(tried, latency_ms, sent)
+            if tried.error is None:
+                reply = self._reply(litellm, tried.response, tools, latency_ms)
+                return replace(reply, streamed=tried.streamed, **sent)
+            error = classify(tried.error)
+            if not error.retryable:
+                break
+            delay = self._backoff(attempts, _retry_after_s(tried.error))
+            if attempts >= self.max_attempts or time.monotonic() + delay >= deadline:
+                break
+            self._sleep(delay)
         text = (
             self._failure_text(error, attempts, waited_s)
             if error is not None
@@ -127,7 +150,28 @@ class LiteLLMModel:
         return ModelReply.failure(
             redact_secrets(text),
             model=self.name,
+            raw=tried.text if tried is not None else "",  # a partial answer, kept for the log
             latency_ms=(time.monotonic() - started) * 1000,
+            streamed=tried is not None and tried.streamed,
+            failure_kind=error.kind if error is not None else None,
+            **sent,
+        )
+
+    def _stopped(self, tried: Attempt, latency_ms: float, sent: dict[str, Any]) -> ModelReply:
+        """The operator stopped the answer: what had arrived, recorded as such. The server sent
+        no usage (it was cut off), so the chunks counted stand for the completion tokens."""
+        return ModelReply(
+            None,
+            {},
+            tried.text,
+            f"the operator stopped the answer after {tried.tokens} tokens",
+            completion_tokens=tried.tokens,
+            latency_ms=latency_ms,
+            model=self.name,
+            finish_reason=STOPPED,
+            streamed=tried.streamed,
+            stopped=True,
+            **sent,
         )
 
     def _failure_text(self, error: CallError, attempts: int, waited_s: float) -> str:
@@ -142,6 +186,9 @@ class LiteLLMModel:
             what, detail = f"connection to {where} refused", ""
         elif error.kind == "reset":
             what = f"connection to {where} reset"
+        elif error.kind == "context_window":
+            what = f"{where} refused the prompt as too long for the model's window"
+            what += f" (HTTP {error.status})" if error.status else ""
         elif error.kind == "status" or error.kind == "timeout":
             what = f"HTTP {error.status} from {where}"
         elif error.kind == "provider":
@@ -162,10 +209,11 @@ class LiteLLMModel:
     def _request(
         self, litellm: ModuleType, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
     ) -> dict[str, Any]:
-        merge = resolve_system_role(litellm, self.name, self.system_role) == "merge"
         request: dict[str, Any] = {
             "model": self.name,
-            "messages": merge_system(messages) if merge else [dict(m) for m in messages],
+            "messages": (
+                merge_system(messages) if self._merges(litellm) else [dict(m) for m in messages]
+            ),
             "max_retries": 0,
             "max_tokens": self.max_output_tokens,
             "temperature": self.temperature,
@@ -179,7 +227,14 @@ class LiteLLMModel:
                 request["api_key"] = PLACEHOLDER_API_KEY
         if tools and self._tools_wanted(litellm):
             request["tools"] = tool_schemas(tools)
+        if self.stream:
+            # the usage chunk: the server's own count, which the log records per step
+            request["stream"] = True
+            request["stream_options"] = {"include_usage": True}
         return request
+
+    def _merges(self, litellm: ModuleType) -> bool:
+        return resolve_system_role(litellm, self.name, self.system_role) == "merge"
 
     def _tools_wanted(self, litellm: ModuleType) -> bool:
         if self.use_tools is not None:
@@ -255,6 +310,27 @@ class LiteLLMModel:
         else:
             parsed = parse_tool_call(dumped[0]["name"] or "", dumped[0]["arguments"], tools)
         return ModelReply.from_parsed(parsed, raw, **meta)
+
+    def sends_tools(self) -> bool:
+        """Whether tool schemas go with this model's requests (`use_tools`, from the `tools`
+        option: on/off decide, auto asks litellm), so the context counts what is sent."""
+        try:
+            litellm = import_litellm()
+        except Exception:  # the call fails on the same import and says why
+            return False
+        return self._tools_wanted(litellm)
+
+    def context_window(self) -> int | None:
+        """The model's context window in tokens: the option, else litellm's model info
+        (`max_input_tokens`), else None (not known: the context is not capped by it)."""
+        if self.window_option is not None:
+            return self.window_option
+        try:
+            info = import_litellm().get_model_info(model=self.name)
+        except Exception:  # a model litellm does not know (a local server's)
+            return None
+        tokens = info.get("max_input_tokens")  # not max_tokens: for many it is the output cap
+        return tokens if isinstance(tokens, int) and tokens > 0 else None
 
 
 def _retry_after_s(exc: Exception) -> float | None:

@@ -1,9 +1,13 @@
 """Turn a model's answer into one validated action (DESIGN.md section 6).
 
 Models without tool calling answer with one fenced YAML or JSON block `{action: NAME, args:
-{...}}`; a tool call arrives as a name and a JSON string. Both end in `validate_action`, so a
-replay script, a human and a real model are held to the same rules. Every failure is a short
-sentence the next context shows the model as its last result.
+{...}}`; a tool call arrives as a name and a JSON string. Real models stray from both (issue
+11): `answer_forms` reads each unambiguous variant, and here the readings are weighed. The
+first tier that finds anything decides: fenced blocks and tool-call tags, then the prose
+outside them. The same action written twice is one; two different ones are an error, never a
+pick. Everything ends in `validate_action`, so a replay script, a human and a real model are
+held to the same rules. A failure is a short sentence the next context shows the model as its
+last result, ending, when nothing usable was found, in one line on the expected form.
 """
 
 from __future__ import annotations
@@ -14,16 +18,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from forgetui.engine.actions.args import ActionArgsError, validate_args
-from forgetui.engine.catalog import ActionSpec, ArgType
-from forgetui.engine.yamlio import safe_load
+from forgetui.engine.catalog import ACTIONS, ActionSpec, ArgType
+from forgetui.engine.llm import answer_forms as forms
+from forgetui.engine.llm.answer_forms import Call
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]*)[^\n`]*$")
-_BLOCK_LANGS = {"", "yaml", "yml", "json", "json5", "jsonc"}
+EXPECTED_BLOCK = "expected: one ```yaml block: action: NAME / args: {ARG: VALUE}"
+EXPECTED_TOOL_CALL = "expected: one tool call with its arguments as one JSON object"
+_NAME_LIMIT = 80
+_REASON_LIMIT = 240  # the sentence before the expected form: it goes into every next context
 # A JSON answer can spell a lone surrogate ("\ud800"): no file, log or YAML can hold it.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_NAMED_ACTION = re.compile(r"\b(" + "|".join(sorted(ACTIONS, key=len, reverse=True)) + r")\b")
 
 
 @dataclass(frozen=True)
@@ -41,53 +47,149 @@ class ParsedAction:
     def failed(cls, error: str) -> ParsedAction:
         return cls(None, {}, error)
 
+    @classmethod
+    def unusable(cls, reason: str, expected: str = EXPECTED_BLOCK) -> ParsedAction:
+        """Nothing runnable in the answer: why, in one short sentence, then the form to use."""
+        if len(reason) > _REASON_LIMIT:
+            reason = reason[: _REASON_LIMIT - 3].rstrip() + "..."
+        return cls(None, {}, _writable(f"{reason}\n{expected}"))
+
 
 def parse_text(text: str, offered: Sequence[ActionSpec] = ()) -> ParsedAction:
-    """A plain-text answer: exactly one action block, fenced or bare."""
-    candidates, malformed = _action_objects(text)
-    if len(candidates) > 1:
-        return ParsedAction.failed(
-            f"found {len(candidates)} action blocks; answer with exactly one action per step"
+    """A plain-text answer: exactly one action, in whichever unambiguous form it came."""
+    lines = text.splitlines()
+    blocks = forms.fenced_blocks(lines)
+    calls, malformed, idle = _block_calls(blocks)
+    idle_lines = {block.first for block in idle}
+    used = [block for block in blocks if block.first not in idle_lines]
+    tagged, tag_problem = forms.tagged_calls(forms.lines_outside(lines, used))
+    calls, malformed = calls + tagged, malformed or tag_problem
+    if not calls and malformed is None:
+        calls, malformed = _prose_calls(forms.lines_outside(lines, blocks))
+    if not calls:
+        if malformed is not None:
+            return ParsedAction.unusable(f"the action block does not parse: {malformed}")
+        return ParsedAction.unusable(_nothing_found(text, idle))
+    return _one_of([_validated(call, offered) for call in calls])
+
+
+def _block_calls(blocks: Sequence[forms.Block]) -> tuple[list[Call], str | None, list[forms.Block]]:
+    """The calls in fenced blocks, why the first answer-language block that looked like an
+    action did not load, and the blocks that held no action. A block in a code language
+    (python, bash) counts only when it names a real action: otherwise it is just code."""
+    calls: list[Call] = []
+    malformed: str | None = None
+    idle: list[forms.Block] = []
+    read: dict[str, tuple[list[Call], str | None]] = {}  # a block written again is read once
+    for block in blocks:
+        answer_lang = block.lang.lower() in forms.ANSWER_LANGS
+        if block.body not in read:
+            read[block.body] = forms.calls_in_text(block.body)
+        found, problem = read[block.body]
+        found = [call for call in found if answer_lang or forms.known(call)]
+        if found:
+            calls += found
+            continue
+        idle.append(block)
+        if answer_lang:
+            malformed = malformed or problem
+    return calls, malformed, idle
+
+
+def _prose_calls(prose: str) -> tuple[list[Call], str | None]:
+    """Calls in the answer outside its fences: the whole of it as one value or one call, else
+    an unfenced `action:` mapping, else every JSON object and call line in it."""
+    stripped = prose.strip()
+    if not stripped:
+        return [], None
+    value, problem = forms.load_value(stripped)
+    whole = forms.calls_in(value) or ([] if (c := forms.call_syntax(stripped)) is None else [c])
+    if whole:
+        return whole, None
+    malformed = problem if stripped[0] in "{[" and forms.looks_like_action(stripped) else None
+    if (region := forms.bare_yaml(stripped)) is not None:
+        value, problem = forms.load_value(region)
+        if found := forms.calls_in(value):
+            return found, None
+        malformed = malformed or problem
+    objects = [forms.calls_in(value) for value in forms.json_objects(stripped)]
+    calls = [call for group in objects if group for call in group]
+    return calls + forms.call_lines(stripped), malformed
+
+
+def _nothing_found(text: str, idle: Sequence[forms.Block]) -> str:
+    if not text.strip():
+        return "the answer is empty"
+    if idle:
+        langs = ", ".join(dict.fromkeys(block.lang or "unlabelled" for block in idle))
+        if len(idle) == 1:
+            return f"no action block found: the fenced block ({langs}) holds no action"
+        return f"no action block found: the {len(idle)} fenced blocks ({langs}) hold no action"
+    named = _NAMED_ACTION.search(text)
+    if named:
+        return f"no action block found: {named[1]} is named in prose, not written as a block"
+    return "no action block found in the answer"
+
+
+def _one_of(parsed: Sequence[ParsedAction]) -> ParsedAction:
+    """The action, when every reading of the answer is the same action; else the error."""
+    distinct = list({_identity(item): item for item in parsed}.values())
+    if len(distinct) == 1:
+        return distinct[0]
+    named = dict.fromkeys(str(item.action or item.attempted or "?")[:40] for item in distinct)
+    names = ", ".join(list(named)[:3])
+    return ParsedAction.unusable(
+        f"found {len(distinct)} action blocks with different actions ({names}); "
+        "answer with exactly one action per step"
+    )
+
+
+def _identity(parsed: ParsedAction) -> str:
+    try:
+        return json.dumps(
+            [parsed.action, parsed.args, parsed.error, parsed.attempted],
+            sort_keys=True,
+            default=repr,
         )
-    if not candidates:
-        if malformed:
-            return ParsedAction.failed(malformed)
-        return ParsedAction.failed(
-            "no action block found: answer with one fenced ```yaml block "
-            "holding {action: NAME, args: {...}}"
-        )
-    return validate_object(candidates[0], offered)
+    except (TypeError, ValueError, RecursionError):
+        return repr(parsed)
+
+
+def _validated(call: Call, offered: Sequence[ActionSpec]) -> ParsedAction:
+    if call.problem is None:
+        return validate_action(call.name, call.args, offered)
+    attempted = (
+        _writable(call.name[:_NAME_LIMIT]) if isinstance(call.name, str) and call.name else None
+    )
+    return ParsedAction(None, {}, _writable(call.problem), attempted=attempted)
 
 
 def parse_tool_call(
     name: str, arguments: str | dict[str, Any] | None, offered: Sequence[ActionSpec] = ()
 ) -> ParsedAction:
-    """A tool call: the function name and its JSON-encoded arguments."""
-    if isinstance(arguments, dict):
-        args: Any = arguments
-    elif not arguments or not arguments.strip():
-        args = {}
+    """A tool call: the function name and its JSON-encoded arguments, which some servers
+    encode twice (a JSON string of a JSON string) and some models write as relaxed JSON."""
+    if isinstance(arguments, dict) or arguments is None or not arguments.strip():
+        args: Any = arguments if isinstance(arguments, dict) else {}
     else:
-        try:
-            args = json.loads(arguments)
-        except ValueError as exc:
-            return ParsedAction.failed(f"arguments of tool call '{name}' are not valid JSON: {exc}")
-    return validate_action(name, args, offered)
+        args, problem = forms.load_json(arguments.strip())
+        if problem is not None:
+            return ParsedAction.unusable(
+                f"the arguments of tool call '{str(name)[:80]}' are not valid JSON: {problem}",
+                EXPECTED_TOOL_CALL,
+            )
+        args = forms.decoded_args(args)
+    return validate_action(forms.action_name(name), args, offered)
 
 
 def validate_object(obj: dict[str, Any], offered: Sequence[ActionSpec] = ()) -> ParsedAction:
-    """`{action: NAME, args: {...}}`; arguments written beside `action` are accepted too."""
-    name = obj.get("action")
-    if "args" in obj:
-        extra = sorted(str(key) for key in obj if key not in ("action", "args"))
-        if extra:
-            return ParsedAction.failed(
-                f"unexpected key(s) {', '.join(extra)} beside 'action' and 'args'"
-            )
-        args = obj["args"]
-    else:
-        args = {key: value for key, value in obj.items() if key != "action"}
-    return validate_action(name, args, offered)
+    """One answer object in any shape `answer_forms.calls_in` knows; a mapping of no known
+    shape is checked as `{action: ..., ARG: ...}`, which says what is missing."""
+    calls = forms.calls_in(obj)
+    if not calls:
+        rest = {key: value for key, value in obj.items() if key != "action"}
+        return validate_action(obj.get("action"), rest, offered)
+    return _one_of([_validated(call, offered) for call in calls])
 
 
 def validate_action(name: Any, args: Any, offered: Sequence[ActionSpec] = ()) -> ParsedAction:
@@ -95,12 +197,14 @@ def validate_action(name: Any, args: Any, offered: Sequence[ActionSpec] = ()) ->
     against the action's signature, coercing the obvious: "12" -> 12, "true" -> True. The
     executor runs the same check (`validate_args`), so what passes here runs there."""
     if isinstance(name, str):
-        name = name.strip()
+        # no action's name is near this long, so cutting one never makes it valid, and the
+        # error quoting it stays short
+        name = name.strip()[:_NAME_LIMIT]
     try:
         clean = validate_args(name, args, offered)
     except ActionArgsError as exc:
-        attempted = _writable(name[:80]) if isinstance(name, str) and name else None
-        return ParsedAction(None, {}, exc.message, attempted=attempted)
+        attempted = _writable(name) if isinstance(name, str) and name else None
+        return ParsedAction(None, {}, _writable(exc.message), attempted=attempted)
     return ParsedAction(name, _writable(clean))
 
 
@@ -113,95 +217,6 @@ def _writable(value: Any) -> Any:
     if isinstance(value, list):
         return [_writable(item) for item in value]
     return value
-
-
-def _action_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
-    """Every `{action: ...}` object in the answer, and why a likely block failed to load.
-
-    Fenced blocks are looked at first; only without any fence is the whole answer (or the first
-    bare JSON object in it) tried, so prose around a block never counts as a second block.
-    """
-    blocks = _fenced_blocks(text)
-    found: list[dict[str, Any]] = []
-    malformed: str | None = None
-    for lang, body in blocks:
-        if lang.lower() not in _BLOCK_LANGS:
-            continue
-        obj, problem = _load_mapping(body)
-        if obj is not None and "action" in obj:
-            found.append(obj)
-        elif problem and malformed is None and "action" in body:
-            malformed = f"the action block does not parse: {problem}"
-    if blocks:
-        return found, malformed
-    obj, problem = _load_mapping(text)
-    if obj is not None and "action" in obj:
-        return [obj], None
-    bare = _first_json_object(text)
-    if bare is not None:
-        return [bare], None
-    if problem and "action" in text:
-        malformed = f"the action block does not parse: {problem}"
-    return [], malformed
-
-
-def _fenced_blocks(text: str) -> list[tuple[str, str]]:
-    """(language, body) of each fenced block; a fence closes only at its own indentation, so
-    fences inside an indented YAML block scalar (file content) stay content."""
-    blocks: list[tuple[str, str]] = []
-    lines = text.splitlines()
-    index = 0
-    while index < len(lines):
-        opening = _FENCE.match(lines[index])
-        if opening is None:
-            index += 1
-            continue
-        indent, ticks = opening["indent"], opening["ticks"]
-        closing = re.compile(rf"^{re.escape(indent)}{re.escape(ticks[0])}{{{len(ticks)},}}\s*$")
-        end = index + 1
-        while end < len(lines) and not closing.match(lines[end]):
-            end += 1
-        body = [
-            line[len(indent) :] if line.startswith(indent) else line
-            for line in lines[index + 1 : end]
-        ]
-        blocks.append((opening["lang"], "\n".join(body) + "\n"))
-        index = end + 1
-    return blocks
-
-
-def _load_mapping(text: str) -> tuple[dict[str, Any] | None, str | None]:
-    """YAML is a superset of JSON, but a JSON reader gives the clearer message for JSON."""
-    stripped = text.strip()
-    if not stripped:
-        return None, None
-    if stripped.startswith("{"):
-        try:
-            value = json.loads(stripped)
-        except ValueError:
-            pass
-        else:
-            return (value, None) if isinstance(value, dict) else (None, None)
-    try:
-        value = safe_load(text if text.endswith("\n") else text + "\n")
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return None, f"{problem}{where}"
-    return (value, None) if isinstance(value, dict) else (None, None)
-
-
-def _first_json_object(text: str) -> dict[str, Any] | None:
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict) and "action" in value:
-            return value
-    return None
 
 
 def tool_schemas(actions: Sequence[ActionSpec]) -> list[dict[str, Any]]:

@@ -34,6 +34,7 @@ from forgetui.engine.catalog import ACTIONS, ActionSpec
 from forgetui.engine.errors import StateFileError
 from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.parse import ParsedAction, parse_text, validate_action
+from forgetui.engine.llm.stream import AnswerStream
 from forgetui.engine.records import IntentRecord
 from forgetui.engine.state import TaskState
 from forgetui.engine.yamlio import (
@@ -183,8 +184,12 @@ class ReplayModel:
             self.set_position(recorded)
 
     def complete(
-        self, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]
+        self,
+        messages: Sequence[dict[str, str]],
+        tools: Sequence[ActionSpec],
+        stream: AnswerStream | None = None,
     ) -> ModelReply:
+        """The next scripted answer, handed out whole (`stream` is not fed: it is instant)."""
         started = time.monotonic()
         if self._position >= len(self.entries):
             step = self._position + 1

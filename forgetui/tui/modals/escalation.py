@@ -36,6 +36,8 @@ REASON_TEXT = {
     "max_cost": "cost limit reached",
     "over_budget": "context over budget",
     "model_error": "the model call failed",
+    "context_window": "the context does not fit the model's window",
+    "unparseable": "the model's answers could not be parsed",
     "approval": "an action needs approval",
     "interrupted": "a step was interrupted",
     "confirm_complete": "the agent says it is done",

@@ -30,6 +30,7 @@ from textual.widgets import Static
 
 from forgetui.engine.api import LogRow, log_row_matches
 from forgetui.tui.messages import LogWindowNeeded
+from forgetui.tui.panes.answer_view import AnswerView
 from forgetui.tui.panes.log_columns import (
     COLUMNS,
     RESULT_CLASSES,
@@ -118,6 +119,7 @@ class LogView(ScrollView, can_focus=True):
         self.filter: str | None = None
         self.matches: list[LogRow] | None = None  # the filter's rows; None: the search runs
         self.pending_step: int | None = None  # our step in flight
+        self.pending_note = ""  # what the step in flight is doing, if more than asking
         self._filtered_to = 0  # rows [0, _filtered_to) are searched
         self._searching = False
         self._tail: tuple[LogRow, ...] = ()  # the newest rows, as last loaded
@@ -224,7 +226,7 @@ class LogView(ScrollView, can_focus=True):
     # -- the step in flight ---------------------------------------------------------------------
 
     def set_pending(self, step: int | None) -> None:
-        self.pending_step, self._pending_done = step, False
+        self.pending_step, self._pending_done, self.pending_note = step, False, ""
         self._update_pending()
         self._relayout()
 
@@ -356,6 +358,8 @@ class LogView(ScrollView, can_focus=True):
             return Strip.blank(width, self._style("log--blank"))
         if self.filter is None and line == self.count:
             cells, component = pending_cells(self.pending_step), "log--muted"
+            if self.pending_note:
+                cells[4] = self.pending_note
         else:
             row = self.row_at(line)
             if row is None:
@@ -375,6 +379,8 @@ class LogView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._styles.clear()
+        if self.following:  # shorter (the streamed answer below it): the newest line stays
+            self._show_cursor()
         self._ask_for_missing()
 
     # -- moving ---------------------------------------------------------------------------------
@@ -441,7 +447,8 @@ class LogView(ScrollView, can_focus=True):
 
 
 class ActionLogPane(Vertical):
-    """The log's header, rows and subtitle (its size, or the filter and what it kept)."""
+    """The log's header, rows and subtitle (its size, or the filter and what it kept), and
+    while a model's answer streams in, that answer under the rows."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "clear filter", show=False),
@@ -450,6 +457,7 @@ class ActionLogPane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="log-header")
         yield LogView(id="log-view")
+        yield AnswerView(id="answer-view")
 
     def on_mount(self) -> None:
         self.border_title = "action log"
@@ -475,6 +483,21 @@ class ActionLogPane(Vertical):
     def set_filter(self, text: str | None) -> None:
         self.view.set_filter(text)
         self._show_subtitle()
+
+    def show_answer(self, step: int, text: str) -> None:
+        """The answer of step `step` so far; the first one shows the answer's view."""
+        answer = self.query_one(AnswerView)
+        if not self.has_class("-answer"):
+            answer.border_title = f"step {step}: the model's answer so far"
+            self.add_class("-answer")
+            self.view.pending_note = "the model is answering"
+            self.view.refresh()
+        answer.show(text)
+
+    def clear_answer(self) -> None:
+        if self.has_class("-answer"):
+            self.remove_class("-answer")
+            self.query_one(AnswerView).clear()
 
     def show_filtered(self, message: LogFiltered) -> None:
         self.view.show_filtered(message)

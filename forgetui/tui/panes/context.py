@@ -67,7 +67,9 @@ class Expandable(Vertical, can_focus=True):
 
 
 class ContextSection(Expandable):
-    """One section: name, meter and numbers on a line; expanded, its exact text."""
+    """One section: name, meter and numbers on a line; expanded, its exact text. Under
+    available_actions, the tool schemas sent with the request, when they are, on a line of
+    their own: counted in the total, not in the section's budget (compiler.py says why)."""
 
     def __init__(self, name: str, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -79,9 +81,12 @@ class ContextSection(Expandable):
             yield Label(self.section_name, classes="section-name")
             yield Meter(classes="section-meter")
             yield Label("", classes="section-numbers")
+        tools = Label("", classes="section-tools")
+        tools.display = False
+        yield tools
         yield Static("", classes="section-text", markup=False)
 
-    def show(self, section: SectionView, text_note: str = "") -> None:
+    def show(self, section: SectionView, text_note: str = "", tool_tokens: int = 0) -> None:
         text = section.text or text_note
         if section.compressions:
             text = f"(compressed to fit: {', '.join(section.compressions)})\n{text}"
@@ -90,6 +95,14 @@ class ContextSection(Expandable):
         if section.compressions:
             numbers += " ⇣"
         self.query_one(".section-numbers", Label).update(Content(numbers), layout=False)
+        tools = self.query_one(".section-tools", Label)
+        if tool_tokens:
+            tools.update(
+                fmt("  + $tokens tool schemas [$text-muted](sent as tools: in the total, not this "
+                    "budget)[/]", tokens=f"{tool_tokens:,}")
+            )  # fmt: skip
+        if tools.display != bool(tool_tokens):
+            tools.display = bool(tool_tokens)
         self.set_text(text)
         self.set_class(section.level == "over", "-over-budget")
         self.set_class(section.level == "warn", "-near-budget")
@@ -155,12 +168,16 @@ class ContextPane(VerticalScroll):
         self.set_class(level == "over" or bool(view.over_budget), "-over-budget")
         await self._sync_sections(view)
         problems = self.query_one("#context-problems", Static)
-        if view.over_budget != self._problems:
-            self._problems = view.over_budget
+        window = (view.window_problem,) if view.window_problem else ()
+        if window + view.over_budget != self._problems:
+            self._problems = window + view.over_budget
             problems.update(
-                lines(fmt("[$error]over budget:[/] $problem", problem=p) for p in view.over_budget)
+                lines(
+                    [fmt("[$error]context window:[/] $problem", problem=p) for p in window]
+                    + [fmt("[$error]over budget:[/] $problem", problem=p) for p in view.over_budget]
+                )
             )
-            problems.display = bool(view.over_budget)
+            problems.display = bool(self._problems)
         diff = self.query_one("#context-diff", Static)
         shown = view.saved or bool(view.leaving)
         if diff.display != shown:
@@ -182,7 +199,8 @@ class ContextPane(VerticalScroll):
             existing = {w.section_name: w for w in widgets}
         note = "(saved per message: expand the messages below)" if view.saved else ""
         for section in view.sections:
-            existing[section.name].show(section, note)
+            tools = view.tool_tokens if section.name == "available_actions" else 0
+            existing[section.name].show(section, note, tools)
 
     async def _sync_messages(self, view: ContextView) -> None:
         box = self.query_one("#context-messages", Vertical)

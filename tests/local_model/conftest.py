@@ -1,0 +1,31 @@
+"""The `local_model` tests' server: llama.cpp's OpenAI-compatible server serving Gemma 3 270M,
+started once per session on a free loopback port and stopped at the end.
+
+It skips, saying why, where there is no llama Python or no model (`make local-model` builds
+them; FORGETUI_LLAMA_PYTHON and FORGETUI_LLAMA_MODEL point at others): see llama_server.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.local_model.llama_server import (
+    LlamaServer,
+    Unavailable,
+    gguf_model,
+    llama_python,
+    running_server,
+)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    try:
+        python = llama_python()
+        model = gguf_model(python)
+    except Unavailable as exc:
+        pytest.skip(f"no local model: {exc}")
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with running_server(python, model, log) as server:
+        yield server
