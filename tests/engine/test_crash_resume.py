@@ -101,5 +101,7 @@ def test_random_sigkills_of_a_mixed_run_leave_it_equal_to_a_clean_run(tmp_path: 
     report = crash_and_check(tmp_path, kills=KILLS, seed=SEED)
     summary = "\n".join(report.lines())
     assert report.violations == [], summary
-    assert report.kills == KILLS, summary
+    # a kill aimed late can find the run already complete on a slow or busy machine (the
+    # schedule is in expected step times): fewer kills is no violation, but most must land
+    assert report.kills >= KILLS - 2, summary
     assert report.steps == report.expected_steps == len(crash_script()), summary

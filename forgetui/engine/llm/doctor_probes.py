@@ -179,11 +179,7 @@ class Probing:
         if isinstance(got, ProbeResult):
             return got
         if isinstance(got, Failure):
-            if got.status is not None:
-                return ProbeResult(
-                    name, "rejected", f"rejected: {got.reason}", {"http_status": got.status}
-                )
-            return ProbeResult(name, "failed", f"unknown: {got.reason}")
+            return _refused(name, got)
         if got.tool_calls:
             called = ", ".join(got.tool_calls)
             return ProbeResult(name, "accepted", f"accepted: the model called {called}")
@@ -206,7 +202,7 @@ class Probing:
             return ProbeResult(
                 name,
                 "dropped",
-                f"ignored: the server dropped the tool silently ({with_tool} prompt tokens with"
+                f"dropped: the server left the tool out silently ({with_tool} prompt tokens with"
                 f" it, {without} without)",
                 numbers,
             )
@@ -227,11 +223,7 @@ class Probing:
         if isinstance(got, ProbeResult):
             return got
         if isinstance(got, Failure):
-            if got.status is not None:
-                return ProbeResult(
-                    name, "rejected", f"rejected: {got.reason}", {"http_status": got.status}
-                )
-            return ProbeResult(name, "failed", f"unknown: {got.reason}")
+            return _refused(name, got)
         plain = self.reached.prompt_tokens if self.reached else None
         if plain is None or got.prompt_tokens is None:
             return ProbeResult(name, "unknown", "unknown: the server reports no usage")
@@ -328,3 +320,10 @@ def _one_line(text: str, limit: int) -> str:
 
 
 __all__ = ["ProbeResult", "Probing"]
+
+
+def _refused(name: str, got: Failure) -> ProbeResult:
+    """A probe's request failed: an HTTP status is the server saying no to what was asked."""
+    if got.status is not None:
+        return ProbeResult(name, "rejected", f"rejected: {got.reason}", {"http_status": got.status})
+    return ProbeResult(name, "failed", f"unknown: {got.reason}")
