@@ -36,6 +36,16 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shown_path(path: Path) -> str:
+    """A checkout as the results file names it: relative to this one, not this machine's."""
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.name
+
+
 RESULTS = ROOT / "bench" / "results" / "local_model.md"
 TITLE = (
     "# A real local model: llama.cpp server + Gemma 3 270M (Q4_K_M), per step\n\n"
@@ -283,7 +293,7 @@ def report(options: argparse.Namespace, api_base: str) -> None:
     body = [
         *([options.note, ""] if options.note else []),
         f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; code: `{_cell(commit, 90)}`"
-        f" ({Path(imported).parent});"
+        f" ({_shown_path(Path(imported).parent)});"
         f" server: `{api_base}` serving `{serving}`; {os.cpu_count()} CPUs.",
         "",
         "`"

@@ -394,7 +394,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         Path(args.task),
         model=args.model,
         api_base=args.api_base,
-        **_model_bounds(args),
+        bounds=_model_bounds(args),
         max_steps=args.max_steps,
         until=args.until,
         on_interrupt=args.on_interrupt,

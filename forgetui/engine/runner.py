@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,12 +80,7 @@ def run(
     *,
     model: str | None = None,
     api_base: str | None = None,
-    max_output_tokens: int | None = None,
-    temperature: float | None = None,
-    timeout_s: float | None = None,
-    system_role: SystemRole | None = None,
-    tools: ToolsMode | None = None,
-    stream: bool | None = None,
+    bounds: Mapping[str, Any] | None = None,
     max_steps: int | None = None,
     until: str = "complete",
     on_interrupt: str = "ask",
@@ -94,19 +89,10 @@ def run(
     on_notice: Callable[[str], object] = lambda notice: None,
 ) -> RunOutcome:
     """Run headless until complete, an escalation (`until`) or `max_steps`. A step a crash or
-    Ctrl+C interrupted is re-run or skipped unattended with `on_interrupt`, else it is asked."""
+    Ctrl+C interrupted is re-run or skipped unattended with `on_interrupt`, else it is asked.
+    `bounds` are the model-bound flags given (`model_for`'s keywords)."""
     folder = TaskFolder.open(task)
-    llm = model_for(
-        folder,
-        model,
-        api_base,
-        max_output_tokens=max_output_tokens,
-        temperature=temperature,
-        timeout_s=timeout_s,
-        system_role=system_role,
-        tools=tools,
-        stream=stream,
-    )
+    llm = model_for(folder, model, api_base, **(bounds or {}))
     with Executor(folder, llm, observer=on_event) as executor:
         for notice in executor.notices:
             on_notice(notice)
