@@ -184,6 +184,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("rewind", help="back to step N: state, memory and files; --fork copies")
+    p.add_argument("task")
+    p.add_argument("--to", type=int, required=True, metavar="N", help="the step to go back to")
+    p.add_argument("--fork", metavar="DIR", help="a new workspace for the fork; the task stays")
+    p.add_argument("--force", action="store_true", help="overwrite files changed by hand")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("rerun", help="send step N's saved context to a model; nothing executes")
+    p.add_argument("task")
+    p.add_argument("--step", type=int, required=True, metavar="N")
+    p.add_argument("--model", required=True, help="a litellm model string, replay:PATH or human")
+    p.add_argument("--api-base")
+    _add_model_bounds(p)
+    p.add_argument("--adopt", metavar="DIR", help="fork at N into DIR and run the new action")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("export-replay", help="the run as a replay script (a regression test)")
+    p.add_argument("task")
+    p.add_argument("--to", metavar="FILE", help="write here (default: stdout)")
+
+    p = sub.add_parser("stats", help="tokens sent per step vs a naive growing conversation")
+    p.add_argument("task")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("limits", help="set the step or cost limit mid-run")
     p.add_argument("task")
     p.add_argument("--max-steps", type=int)
@@ -481,7 +505,27 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def _cmd_rewind(args: argparse.Namespace) -> int:
+    raise ForgeError("rewind: being built")  # issue 12, rewind helper
+
+
+def _cmd_rerun(args: argparse.Namespace) -> int:
+    raise ForgeError("rerun: being built")  # issue 12, rerun helper
+
+
+def _cmd_export_replay(args: argparse.Namespace) -> int:
+    raise ForgeError("export-replay: being built")  # issue 12, replay/stats helper
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    raise ForgeError("stats: being built")  # issue 12, replay/stats helper
+
+
 _HANDLERS = {
+    "rewind": _cmd_rewind,
+    "rerun": _cmd_rerun,
+    "export-replay": _cmd_export_replay,
+    "stats": _cmd_stats,
     "init": _cmd_init,
     "runs": _cmd_runs,
     "new": _cmd_new,

@@ -149,6 +149,21 @@ class Totals(Strict):
     model_calls: int = 0
 
 
+class RewindMark(Strict):
+    """One in-place rewind: steps `first`..`last` were superseded when the task went back to
+    the end of step `to`. They stay in the log (a branch shown dimmed), never in a context."""
+
+    to: int = Field(ge=0)
+    first: int = Field(ge=1)
+    last: int = Field(ge=1)
+    at: str
+
+
+def superseded_steps(rewinds: list[RewindMark]) -> set[int]:
+    """The steps of superseded branches: the log keeps them, the agent never sees them again."""
+    return {step for mark in rewinds for step in range(mark.first, mark.last + 1)}
+
+
 class TaskState(Strict):
     task_id: str
     phase: str
@@ -180,6 +195,8 @@ class TaskState(Strict):
     # sha256 of the task.yaml the operator accepted (forgetui/engine/task_seal.py): a step
     # never runs on another one. None only in tasks laid out before sealing existed.
     task_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    # in-place rewinds, oldest first: the steps they superseded (superseded_steps)
+    rewinds: list[RewindMark] = Field(default_factory=list)
     updated_at: str | None = None
 
     @property
