@@ -31,7 +31,7 @@ run: $(STAMP)
 test: $(TEST_STAMP)
 	$(BIN)/ruff check forgetui tests bench
 	$(BIN)/mypy forgetui
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check forgetui tests bench

@@ -157,6 +157,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("task")
     p.add_argument("text")
 
+    p = sub.add_parser("inbox", help="every question asked in this task and its answer")
+    p.add_argument("task")
+    p.add_argument(
+        "--promote",
+        metavar="STEP",
+        help="pin the answer to step STEP's question as a working-memory note (answer@STEP)",
+    )
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser(
         "accept-task-change", help="accept an edited task.yaml, so steps run again (logged)"
     )
@@ -342,6 +351,11 @@ def _cmd_context(args: argparse.Namespace) -> int:
         else:
             for message in saved["messages"]:
                 print(f"===== {message['role']} =====\n{message['content']}")
+            # why memory differs from the step before, and what each section gave up to fit
+            for entry in api.context_diff(folder, args.step):
+                print(entry.describe())
+            for name, notes in (saved.get("compressions") or {}).items():
+                print(f"compressed {name} ({'; '.join(notes)})")
         return EXIT_OK
     ctx = api.preview_context(folder, args.model)
     if args.json:
@@ -439,6 +453,28 @@ def _cmd_answer(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_inbox(args: argparse.Namespace) -> int:
+    from forgetui.engine import api
+
+    folder = api.open_task(args.task)
+    if args.promote is not None:
+        said = api.promote_answer(folder, args.promote)
+        if not args.json:
+            print(said)
+            return EXIT_OK
+    entries = api.escalation_inbox(folder)
+    if args.promote is not None:  # --json: the promoted entry
+        entries = [api.find_entry(entries, args.promote)]
+    if args.json:
+        for entry in entries:
+            print_json(entry.to_json())
+    else:
+        from forgetui.render import print_inbox
+
+        print_inbox(entries, args.task)
+    return EXIT_OK
+
+
 def _cmd_limits(args: argparse.Namespace) -> int:
     from forgetui.engine import api
 
@@ -506,19 +542,89 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def _cmd_rewind(args: argparse.Namespace) -> int:
-    raise ForgeError("rewind: being built")  # issue 12, rewind helper
+    from forgetui.engine import api
+    from forgetui.render import print_rewind
+
+    if args.fork and args.force:
+        raise ForgeError("rewind: --force is for an in-place rewind; a fork changes no file here")
+    folder = api.open_task(args.task)
+    try:
+        if args.fork:
+            report = api.fork_task(folder, args.to, Path(args.fork))
+        else:
+            report = api.rewind_task(folder, args.to, force=args.force)
+    except api.RewindConflict as conflict:  # one file a line, then what to do
+        plan = conflict.report
+        if args.json:
+            print_json({**plan.to_json(), "error": conflict.message})
+        sys.stderr.write(
+            f"forgetui: rewind to step {plan.to} stopped: changed by hand since the run wrote "
+            "them:\n" + "".join(f"  {rel}\n" for rel in plan.conflicts)
+        )
+        sys.stderr.write("forgetui: nothing changed; --force overwrites them\n")
+        return conflict.exit_code
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print_rewind(report)
+    return EXIT_OK
 
 
 def _cmd_rerun(args: argparse.Namespace) -> int:
-    raise ForgeError("rerun: being built")  # issue 12, rerun helper
+    from forgetui.engine import api
+
+    folder = api.open_task(args.task)
+    rerun = api.rerun_step(
+        folder, args.step, args.model, api_base=args.api_base, bounds=_model_bounds(args)
+    )
+    why_not = rerun.not_adoptable if args.adopt is not None else None
+    adopted = None
+    if args.adopt is not None and why_not is None:
+        adopted = api.adopt_rerun(folder, rerun, Path(args.adopt))
+    if args.json:
+        print_json({**rerun.to_json(), "adopted": adopted.to_json() if adopted else None})
+    else:
+        from forgetui.render import print_rerun
+
+        print_rerun(rerun, adopted)
+    if why_not is not None:
+        sys.stderr.write(f"forgetui: nothing adopted: {why_not}\n")
+        return 1
+    return rerun.exit_code
 
 
 def _cmd_export_replay(args: argparse.Namespace) -> int:
-    raise ForgeError("export-replay: being built")  # issue 12, replay/stats helper
+    from forgetui.engine import api
+    from forgetui.render import print_export_notes
+
+    folder = api.open_task(args.task)
+    export = api.export_replay(folder)
+    if args.to is None:
+        sys.stdout.write(export.text)
+        sys.stdout.flush()  # here, so a closed pipe (`| head`) ends quietly in main
+    else:
+        target = Path(args.to)
+        if target.is_dir():
+            raise ForgeError(f"--to {args.to}: a directory, not a file")
+        try:  # an existing file is replaced whole: re-exporting updates the regression test
+            api.atomic_write_text(target, export.text)
+        except OSError as exc:
+            raise ForgeError(f"--to {args.to}: {exc.strerror or exc}") from None
+    print_export_notes(export, args.to)
+    return EXIT_OK
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:
-    raise ForgeError("stats: being built")  # issue 12, replay/stats helper
+    from forgetui.engine import api
+
+    stats = api.task_stats(api.open_task(args.task))
+    if args.json:
+        print_json(stats)
+        return EXIT_OK
+    from forgetui.render import print_stats
+
+    print_stats(stats)
+    return EXIT_OK
 
 
 _HANDLERS = {
@@ -535,6 +641,7 @@ _HANDLERS = {
     "memory": _cmd_memory,
     "run": _cmd_run,
     "answer": _cmd_answer,
+    "inbox": _cmd_inbox,
     "limits": _cmd_limits,
     "accept-task-change": _cmd_accept_task_change,
     "repair": _cmd_repair,

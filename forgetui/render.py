@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from forgetui.engine.api import (
         CompiledContext,
+        InboxEntry,
         MemoryRow,
         Pruned,
         RunCopy,
@@ -58,6 +59,10 @@ def print_context(ctx: CompiledContext) -> None:
         console().rule(message["role"])
         console().print(message["content"], markup=False)
     console().print(grid)
+    for section in ctx.sections:  # what each section gave up to fit its budget
+        if section.compressions:
+            notes = "; ".join(section.compressions)
+            console().print(f"compressed {section.name} ({notes})", markup=False)
     if ctx.window is not None and ctx.max_tokens == ctx.window.cap:
         console().print(f"max {ctx.max_tokens:,}: the model's window, {ctx.window.describe()}")
     if ctx.window_problem:
@@ -127,6 +132,32 @@ def print_memory(rows: list[MemoryRow]) -> None:
             "yes" if row.pinned else "",
         )
     console().print(grid)
+
+
+def print_inbox(entries: list[InboxEntry], task: str) -> None:
+    """The questions asked, oldest first, the open one last with how to answer it."""
+    from rich.markup import escape
+
+    if not entries:
+        console().print("no question was asked in this task yet")
+        return
+    grid = table()
+    for column in ("step", "reason", "question", "answer", "pinned"):
+        grid.add_column(column)
+    for entry in entries:
+        answer = "[yellow]waiting[/]" if entry.pending else escape(entry.answer or "")
+        grid.add_row(
+            entry.id,
+            escape(entry.reason),
+            escape(entry.question),
+            answer,
+            "yes" if entry.promoted else "",
+        )
+    console().print(grid)
+    where = escape(shlex.quote(task))
+    if entries[-1].pending:
+        console().print(f"step {entries[-1].id} waits: forgetui answer {where} TEXT")
+    console().print(f"forgetui inbox {where} --promote STEP pins an answer in working memory")
 
 
 def human_size(size: int) -> str:
@@ -353,3 +384,128 @@ def print_doctor_report(report: DoctorReport) -> None:
 def _doctor_line(label: str, text: str) -> None:
     sys.stdout.write(f"{label:<{_DOCTOR_LABEL_WIDTH}}{text}".rstrip() + "\n")
     sys.stdout.flush()
+
+
+if TYPE_CHECKING:
+    from forgetui.engine.api import Adoption, Rerun
+
+
+def print_rerun(rerun: Rerun, adopted: Adoption | None = None) -> None:
+    """`rerun`: the recorded and the new answer in two columns, then the verdict (and the fork
+    the new answer was adopted into)."""
+    recorded, new = rerun.recorded, rerun.new
+    grid = table(
+        title=f"step {rerun.step} re-run (phase {rerun.phase}, {rerun.messages_tokens:,} tokens"
+        " sent): nothing executed",
+        title_justify="left",
+    )
+    grid.add_column("")
+    grid.add_column(f"recorded ({recorded.model or 'model'})", overflow="fold", ratio=1)
+    grid.add_column(f"new ({new.model})", overflow="fold", ratio=1)
+    grid.add_row("action", recorded.action, new.action or "-")
+    args = (json.dumps(answer.args, ensure_ascii=False) for answer in (recorded, new))
+    grid.add_row("args", *args)
+    grid.add_row("outcome", recorded.outcome(), new.outcome())
+    grid.add_row("usage", recorded.usage(), new.usage())
+    grid.add_row("finish", recorded.finish_reason or "", new.finish_reason or "")
+    grid.add_row("answer", recorded.raw_response or "", new.raw_response or "")
+    console().print(grid, markup=False)
+    colour = "green" if rerun.same_action else "yellow"
+    console().print(f"[{colour}]{rerun.verdict}[/]")
+    if adopted is not None:
+        console().print(
+            f"adopted as step {adopted.step} of the fork {adopted.folder}: {adopted.action}"
+            f" {adopted.result}: {adopted.summary} (status {adopted.status})",
+            markup=False,
+            soft_wrap=True,
+        )
+
+
+def health_text(health: dict[str, Any]) -> str:
+    """A context's health in one line: `2,371/8,000 30% ok`, and its pressure when a section
+    runs at 70% of its budget or more."""
+    line = f"{health['total']:,}/{health['cap']:,} {int(health['percent'])}% {health['level']}"
+    pressure = health.get("pressure")
+    if pressure:
+        line += f" · pressure: {pressure['name']} {int(pressure['percent'])}% of its budget"
+    return line
+
+
+def print_stats(stats: dict[str, Any]) -> None:
+    """`stats`: sent vs naive at steps 1, 5, 10, 50, 100, 200, 300 and the last, then the
+    totals and the context's health."""
+    from forgetui.engine.api import stats_rows
+
+    summary = stats["summary"]
+    if not summary["steps"]:
+        console().print(f"{stats['task_id']}: no step has sent a context yet", markup=False)
+    else:
+        console().print(
+            f"{stats['task_id']}: tokens sent per step vs naive, a run that keeps the whole"
+            f" conversation ({summary['encoding']})",
+            markup=False,
+        )
+        grid = table()
+        for column in ("step", "sent", "naive", "naive/sent"):
+            grid.add_column(column, justify="right")
+        for row in stats_rows(stats["steps"]):
+            times = f"{row['naive'] / row['sent']:.1f}x" if row["sent"] else "-"
+            grid.add_row(str(row["step"]), f"{row['sent']:,}", f"{row['naive']:,}", times)
+        console().print(grid)
+        line = (
+            f"all {summary['steps']} steps: {summary['sent_total']:,} tokens sent, "
+            f"{summary['naive_total']:,} naive ({summary['ratio_total']}x)"
+        )
+        over = summary["naive_over_cap_from"]
+        cap = f"{summary['cap']:,}"
+        line += (
+            f"; a whole-conversation run passes the {cap}-token cap at step {over}"
+            if over
+            else f"; a whole-conversation run stays under the {cap}-token cap"
+        )
+        console().print(line, markup=False)
+    health = stats.get("health")
+    if health:
+        which = "next step" if health["source"] == "preview" else "as sent"
+        console().print(f"context health (step {health['step']}, {which}): {health_text(health)}")
+
+
+def print_export_notes(export: ReplayExport, to: str | None) -> None:
+    """`export-replay`'s report, on stderr: the script alone goes to stdout."""
+    where = f" to {to}" if to else ""
+    lines = [
+        f"exported {export.responses} answers of task {export.task_id}{where}"
+        f" (steps {export.step_ranges})"
+    ]
+    lines += [f"left out, {why}: {len(steps)} steps" for why, steps in export.left_out.items()]
+    again = [answer for answer in export.answers if answer.replayed]
+    if again:
+        after = ", ".join(str(answer.after_step) for answer in again)
+        lines.append(
+            f"{len(again)} operator answers (after steps {after}) are comments in the script:"
+            " when the replay stops there, give them again with `forgetui answer`"
+        )
+    for line in lines:
+        sys.stderr.write(f"forgetui: {line}\n")
+
+
+if TYPE_CHECKING:
+    from forgetui.engine.api import ReplayExport
+
+
+if TYPE_CHECKING:
+    from forgetui.engine.api import RewindReport
+
+
+def print_rewind(report: RewindReport) -> None:
+    """`rewind`: what went back, each file written back or removed, what no snapshot covers,
+    and how to go on."""
+    lines = [report.describe()]
+    lines += [f"  restored  {rel}" for rel in report.restored]
+    lines += [f"  removed   {rel}" for rel in report.removed]
+    lines += [f"  forced    {rel} (changed by hand: overwritten)" for rel in report.conflicts]
+    if report.untracked_note:
+        lines.append(f"note: {report.untracked_note}")
+    lines.append(f"next: forgetui run {shlex.quote(str(report.folder))}")
+    for line in lines:
+        sys.stdout.write(line + "\n")

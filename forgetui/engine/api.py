@@ -21,6 +21,8 @@ from forgetui.engine.context import CompiledContext, compile_context, context_in
 from forgetui.engine.context.inputs import planned_fit
 from forgetui.engine.diff import DiffEntry, context_diff
 from forgetui.engine.errors import EXIT_OK, ForgeError, first_error
+from forgetui.engine.health import ContextHealth, context_health, saved_health
+from forgetui.engine.inbox import InboxEntry, escalation_inbox, find_entry, promote_answer
 from forgetui.engine.lock import LockInfo, TaskLock
 from forgetui.engine.memory import EditForm, Leaving, Shape, WorkingMemory, leaving, parse_edit
 from forgetui.engine.model_options import ModelOptions
@@ -47,7 +49,14 @@ from forgetui.engine.runs import (
 )
 from forgetui.engine.samples import find_sample, init_sample
 from forgetui.engine.sandbox import SandboxMode, sandbox_mode
-from forgetui.engine.state import FINISHED, Escalation, TaskState, Verification
+from forgetui.engine.state import (
+    FINISHED,
+    Escalation,
+    TaskState,
+    Verification,
+    superseded_steps,
+)
+from forgetui.engine.stats import StepTokens, series_stats, stats_rows, token_series
 from forgetui.engine.store import CheckOutput, TaskFolder
 from forgetui.engine.task import Check, Plan, TaskSpec
 from forgetui.engine.task_seal import TaskChange, pending_change
@@ -76,6 +85,22 @@ if TYPE_CHECKING:
     from forgetui.engine.llm.doctor_probes import ProbeResult
     from forgetui.engine.llm.factory import model_problem
     from forgetui.engine.repair import Repair
+    from forgetui.engine.replay_export import ReplayExport, export_replay
+    from forgetui.engine.rerun import (
+        Adoption,
+        RecordedAnswer,
+        Rerun,
+        adopt_rerun,
+        recorded_answer,
+        rerun_step,
+    )
+    from forgetui.engine.rewind import (
+        RewindConflict,
+        RewindReport,
+        fork_task,
+        plan_rewind,
+        rewind_task,
+    )
     from forgetui.engine.runner import RunOutcome, model_for, run, run_steps
 
 _ON_FIRST_USE = {
@@ -87,6 +112,19 @@ _ON_FIRST_USE = {
     "Model": "forgetui.engine.llm",
     "model_problem": "forgetui.engine.llm.factory",
     "Repair": "forgetui.engine.repair",
+    "ReplayExport": "forgetui.engine.replay_export",
+    "export_replay": "forgetui.engine.replay_export",
+    "Adoption": "forgetui.engine.rerun",
+    "RecordedAnswer": "forgetui.engine.rerun",
+    "Rerun": "forgetui.engine.rerun",
+    "adopt_rerun": "forgetui.engine.rerun",
+    "recorded_answer": "forgetui.engine.rerun",
+    "rerun_step": "forgetui.engine.rerun",
+    "RewindConflict": "forgetui.engine.rewind",
+    "RewindReport": "forgetui.engine.rewind",
+    "fork_task": "forgetui.engine.rewind",
+    "plan_rewind": "forgetui.engine.rewind",
+    "rewind_task": "forgetui.engine.rewind",
     "RunOutcome": "forgetui.engine.runner",
     "model_for": "forgetui.engine.runner",
     "run": "forgetui.engine.runner",
@@ -111,16 +149,19 @@ __all__ = [
     "INTERRUPTED",
     "IN_FLIGHT",
     "TAKEOVER_FORMS",
+    "Adoption",
     "AnyRecord",
     "Check",
     "CheckOutput",
     "CompiledContext",
+    "ContextHealth",
     "DiffEntry",
     "DoctorReport",
     "EditForm",
     "Escalation",
     "Executor",
     "ForgeError",
+    "InboxEntry",
     "Leaving",
     "LockInfo",
     "LogRow",
@@ -131,13 +172,19 @@ __all__ = [
     "ProbeResult",
     "Pruned",
     "RecordDetail",
+    "RecordedAnswer",
     "Repair",
+    "ReplayExport",
+    "Rerun",
+    "RewindConflict",
+    "RewindReport",
     "RunCopy",
     "RunOutcome",
     "SandboxMode",
     "StepEvent",
     "StepNotAllowed",
     "StepReport",
+    "StepTokens",
     "TaskChange",
     "TaskFolder",
     "TaskSpec",
@@ -146,19 +193,25 @@ __all__ = [
     "WorkingMemory",
     "accept_task_change",
     "add_note",
+    "adopt_rerun",
     "answer",
     "atomic_write_text",
     "check_answer",
     "check_output",
     "context_diff",
+    "context_health",
     "create_task",
     "doctor",
     "dump_yaml",
     "edit_memory",
+    "escalation_inbox",
     "evict",
+    "export_replay",
+    "find_entry",
     "find_log_rows",
     "find_sample",
     "first_error",
+    "fork_task",
     "human_prompt",
     "init_sample",
     "leaving_context",
@@ -180,22 +233,32 @@ __all__ = [
     "parse_memory_edit",
     "phases_of",
     "pin",
+    "plan_rewind",
     "preview_context",
+    "promote_answer",
     "record_detail",
+    "recorded_answer",
     "remove_run",
     "repair_task",
+    "rerun_step",
+    "rewind_task",
     "run",
     "run_copies",
     "run_steps",
     "runs_root",
     "sandbox_mode",
     "saved_context",
+    "saved_health",
     "saved_steps",
     "set_limits",
     "shown_in_workbench",
+    "stats_rows",
     "status",
     "task_change",
+    "task_health",
+    "task_stats",
     "to_prune",
+    "token_series",
     "unlock_task",
 ]
 
@@ -326,6 +389,10 @@ def status(folder: TaskFolder) -> dict[str, Any]:
             "forgetui": state.last_context_tokens,
             "provider": state.last_prompt_tokens or None,
         },
+        # the next step's context against its cap and budgets (health.py)
+        # the last context sent: compiling the preview needs the tokenizer (0.16 s to load),
+        # and status must stay fast; `stats` and the workbench's header show the preview's
+        "health": h.to_json() if (h := task_health(folder, state, preview=False)) else None,
     }
 
 
@@ -335,9 +402,53 @@ def task_change(folder: TaskFolder, state: TaskState | None = None) -> TaskChang
     return pending_change(folder.path, state or folder.load_state())
 
 
+def task_health(
+    folder: TaskFolder,
+    state: TaskState | None = None,
+    model: str | None = None,
+    *,
+    preview: bool = True,
+) -> ContextHealth | None:
+    """How full the next step's context runs (its preview), or, without `preview`, once the
+    task is finished or when the preview cannot be compiled, the last context sent on the
+    current branch; None before any."""
+    state = state or folder.load_state()
+    if preview and not state.finished:
+        try:
+            return context_health(preview_context(folder, model, state))
+        except ForgeError:
+            pass  # a memory item that no longer reads: the last context sent still tells
+    superseded = superseded_steps(state.rewinds)
+    step = state.step
+    while step > 0 and (step in superseded or not folder.context_path(step).is_file()):
+        step -= 1  # a step that escalated before its call sent nothing; a branch left behind
+    if step == 0:
+        return None
+    limits = folder.spec.limits
+    return saved_health(folder.load_saved_context(step), limits.budgets(), limits.max_tokens)
+
+
+def task_stats(folder: TaskFolder) -> dict[str, Any]:
+    """The `stats --json` object: per step, the tokens sent beside those a run keeping the
+    whole conversation would have sent (stats.py says how each is counted), and the health."""
+    state = folder.load_state()
+    return series_stats(folder, state, task_health(folder, state))
+
+
 def log_entries(folder: TaskFolder, tail: int | None = None) -> Iterator[dict[str, Any]]:
-    """The `log --json` lines: intent and result of each step merged, operator records."""
-    return folder.log.merged(tail=tail)
+    """The `log --json` lines: intent and result of each step merged, operator records. The
+    steps of a branch an in-place rewind left behind say `"superseded": true` (from state.yaml;
+    a state.yaml that does not read leaves the log readable, without the marks)."""
+    try:
+        superseded = superseded_steps(folder.load_state().rewinds)
+    except ForgeError:
+        superseded = set()
+    return (
+        {**entry, "superseded": True}
+        if "action" in entry and entry["step"] in superseded
+        else entry
+        for entry in folder.log.merged(tail=tail)
+    )
 
 
 def check_output(folder: TaskFolder, name: str) -> CheckOutput | None:

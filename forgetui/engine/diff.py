@@ -2,18 +2,27 @@
 changed, and the reason for each (DESIGN.md sections 5 and 8, the workbench's context diff).
 
 Computed from what is on disk only: the saved contexts' `memory_refs`, the log records written
-between the two steps (operator changes, the load_context of step N-1) and working_memory.yaml.
-Pure: no writes. A departure's reason uses the words of memory.DepartureReason, which the next
-step's preview (memory.leaving) uses too: "evicted" is the operator's `x` only."""
+between the two steps (operator changes, the load_context of step N-1) and, for why an item
+left, the `exclusions` step N's context file recorded where each departure happened (FIFO,
+expiry, the operator's evict, the budget with the squeeze that did it). A context saved before
+exclusions were recorded has its reasons inferred from the saved `memory_expires`, the log and
+working_memory.yaml. Pure: no writes. A departure's reason uses the words of
+memory.DepartureReason, which the next step's preview (memory.leaving) uses too: "evicted" is
+the operator's `x` only."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from forgetui.engine.actionlog import AnyRecord
 from forgetui.engine.errors import ForgeError
-from forgetui.engine.memory import DEFAULT_EXPIRY_STEPS, LOAD_KINDS, DepartureReason
+from forgetui.engine.memory import (
+    DEFAULT_EXPIRY_STEPS,
+    LOAD_KINDS,
+    DepartureReason,
+    saved_exclusions,
+)
 from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.store import TaskFolder
 
@@ -27,26 +36,33 @@ class DiffEntry:
     ref: str
     change: Change
     reason: Reason
+    # the rule behind a recorded departure ("memory holds at most 5 items: ...") or the squeeze
+    # behind a budget drop; an explanation, not part of what changed
+    detail: str = field(default="", compare=False)
 
     def describe(self) -> str:
-        return f"{self.change} {self.ref} ({self.reason})"
+        why = f": {self.detail}" if self.detail else ""
+        return f"{self.change} {self.ref} ({self.reason}{why})"
 
 
 def saved_memory_refs(folder: TaskFolder, step: int) -> list[str] | None:
     """The memory refs the context of `step` showed; None if no context was saved then."""
     if step < 1 or not folder.context_path(step).is_file():
         return None
-    saved: dict[str, Any] = folder.load_saved_context(step)
+    return _refs(folder.load_saved_context(step))
+
+
+def _refs(saved: dict[str, Any]) -> list[str]:
     return [str(ref) for ref in saved.get("memory_refs") or []]
 
 
 def context_diff(folder: TaskFolder, step: int) -> list[DiffEntry]:
     """Step `step`'s context against step-1's. Raises ForgeError if step's context was not saved
     (a step that escalated before its model call sends nothing)."""
-    current = saved_memory_refs(folder, step)
-    if current is None:
-        folder.load_saved_context(step)  # raises the ForgeError naming the missing file
-        return []
+    saved = folder.load_saved_context(step)  # raises the ForgeError naming a missing file
+    current = _refs(saved)
+    # recorded where each departure happened: no guessing (an older context has none)
+    recorded = {exclusion.ref: exclusion for exclusion in saved_exclusions(saved) or ()}
     previous = saved_memory_refs(folder, step - 1) or []
     between = _records_of_step(folder, step - 1)
     ops: dict[str, list[str]] = {}
@@ -66,7 +82,11 @@ def context_diff(folder: TaskFolder, step: int) -> list[DiffEntry]:
         elif (reason := _changed_reason(ref, ops, loaded)) is not None:
             entries.append(DiffEntry(ref, "changed", reason))
     for ref in previous:
-        if ref not in after:
+        if ref in after:
+            continue
+        if (exclusion := recorded.get(ref)) is not None:
+            entries.append(DiffEntry(ref, "left", exclusion.reason, exclusion.why))
+        else:
             entries.append(DiffEntry(ref, "left", _left_reason(folder, ref, step, ops)))
     entries.sort(key=lambda entry: _ORDER[entry.change])
     return entries

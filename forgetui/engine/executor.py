@@ -33,6 +33,7 @@ from forgetui.engine.context import (
     effective_phase,
     validate_context,
 )
+from forgetui.engine.context.compiler import compressions_of, step_exclusions
 from forgetui.engine.context.inputs import asked_fit
 from forgetui.engine.control import run_control
 from forgetui.engine.draft import StepDraft
@@ -111,12 +112,15 @@ class Executor:
         """Take the lock, check the files agree and repair what a crash left; returns notices
         for the operator. Whatever raises on the way releases the lock (`with Executor(...)`
         never reaches __exit__ when __enter__ raises)."""
-        torn = self.folder.acquire(command="forgetui executor")
+        self.folder.lock.acquire("forgetui executor")
         try:
             notices: list[str] = []
+            # checked first: a log refused for another bad line keeps its torn tail in place,
+            # so a refusal changes no byte (the check already reads past a torn last line)
+            consistency.check(self.folder)
+            torn = self.folder.log.repair()
             if torn is not None:
                 notices.append(torn.describe())
-            consistency.check(self.folder)
             repaired, resync = recover(self.folder)
             notices.extend(repaired)
             notices.extend(self._sealed())
@@ -188,10 +192,11 @@ class Executor:
                 f"task is escalated ({state.pending_escalation.reason}): answer it first"
             )
         number = state.step + 1
-        memory, _gone = wm.expire(self.folder.load_memory(), number)
+        memory, expired = wm.expire(self.folder.load_memory(), number)
+        departed = wm.departed_with(state.departed, expired, number)
         draft = StepDraft(
             number=number,
-            state=state.model_copy(update={"status": "running"}),
+            state=state.model_copy(update={"status": "running", "departed": departed}),
             memory=memory,
             verified_before=state.verification,
         )
@@ -216,10 +221,18 @@ class Executor:
                 "The context is over budget: unpin or evict working memory, then resume.",
                 problems,
             )
+        phase = effective_phase(self.folder, state)
+        exclusions = [
+            e.model_dump(exclude_none=True)
+            for e in step_exclusions(ctx, memory, draft.state.departed)
+        ]
+        compressions = compressions_of(ctx)
+        draft.state.departed = []  # recorded with this context from here on
         context_file = self.folder.save_context(
             number,
             list(ctx.messages),
             {
+                "phase": phase,  # the phase the step ran in (a decompose step's, say)
                 "total_tokens": ctx.total_tokens,
                 "max_tokens": ctx.max_tokens,  # the cap applied: max_tokens or the model's window
                 "tool_tokens": ctx.tool_tokens,  # the schemas sent as tools, beside the messages
@@ -231,14 +244,15 @@ class Executor:
                     for item in memory.items
                     if (end := item.expires_at(number)) is not None
                 },
+                # every memory item out of this context and why, what each section gave up
+                "exclusions": exclusions,
+                "compressions": compressions,
             },
         )
         self._emit(number, "model", self.model.name)
         self._answer = self._answer_stream(number)
         try:
-            reply = self.model.complete(
-                list(ctx.messages), actions_of(effective_phase(self.folder, state)), self._answer
-            )
+            reply = self.model.complete(list(ctx.messages), actions_of(phase), self._answer)
         finally:
             self._answer = None
         draft.reply = reply
@@ -263,6 +277,8 @@ class Executor:
                 tool_tokens=ctx.tool_tokens or None,
                 streamed=reply.streamed or None,
                 context_file=context_file,
+                exclusions=exclusions or None,  # absent when nothing is out
+                compressions=compressions or None,
             )
         )
         if reply.stopped:  # the operator's doing: recorded, kept from the agent, and a pause
@@ -402,7 +418,8 @@ class Executor:
             state.scratchpad = [*state.scratchpad, outcome.note][-KEEP_SCRATCHPAD:]
         if outcome.memory_item is not None:
             item = outcome.memory_item.model_copy(update={"step": draft.number})
-            draft.memory, _ = wm.add_item(draft.memory, item)
+            draft.memory, gone = wm.add_item(draft.memory, item)
+            state.departed = wm.departed_with(state.departed, gone, draft.number)
         if outcome.command is not None:
             runs = [*state.probe.recent_commands, outcome.command][-KEEP_COMMANDS:]
             state.probe = state.probe.model_copy(update={"recent_commands": runs})
@@ -499,7 +516,7 @@ class Executor:
             if draft.reply is not None and (draft.reply.transport_failed or draft.reply.stopped)
             else None,
         )
-        draft.memory = remember_result(draft.memory, result)
+        draft.memory = remember_result(draft.memory, result, state)
         # state
         add_usage(state, draft.reply)
         if draft.ctx is not None:
@@ -526,6 +543,8 @@ class Executor:
         state.step = draft.number
         state.last_result = result.model_dump(mode="json", exclude_none=True)
         with interrupts_deferred():  # the three files describe the same last step
+            # what a rewind to this step restores; first, so state.yaml's fsync commits it
+            self.folder.save_checkpoint(draft.number, state, draft.memory)
             self.folder.save_memory(draft.memory)
             self.folder.save_state(state)
             self.folder.log.append(result)

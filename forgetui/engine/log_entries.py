@@ -71,6 +71,13 @@ def step_entry(intent: IntentRecord | None, result: ResultRecord | None) -> dict
         "finish_reason": intent.finish_reason if intent else None,
         "model_ms": intent.model_ms if intent else 0.0,
         "raw_response": intent.raw_response if intent else None,
+        # the memory items out of the step's context and why, and what its sections gave up:
+        # absent when there were none (or the step was recorded before they were)
+        **{
+            name: value
+            for name in ("exclusions", "compressions")
+            if intent is not None and (value := getattr(intent, name))
+        },
     }
 
 

@@ -5,7 +5,7 @@ and the TUI can explain a context diff."""
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,9 +22,13 @@ LOAD_KINDS: tuple[str, ...] = (
     "full_file", "related_files", "test_output", "spec_section", "error_details",
 )  # fmt: skip
 DEFAULT_EXPIRY_STEPS = 3
-# Why an item leaves, in the words every front end uses: "evicted" is only ever the operator's
-# `x`; a full buffer "pushes out" its oldest unpinned item (FIFO at max_items).
-DepartureReason = Literal["evicted", "pushed out", "expired", "dropped for budget"]
+# Why an item leaves, in the words every front end uses (preview, diff, log): "evicted" is only
+# ever the operator's `x`; a full buffer "pushes out" its oldest unpinned item (FIFO at
+# max_items); an item whose term is over "expired"; one working memory still holds but the
+# compiler left out of current_state was "dropped for budget"; a newer item with the same key
+# "replaced" it. No action or operator command unloads an item.
+DepartureReason = Literal["evicted", "pushed out", "expired", "dropped for budget", "replaced"]
+KEEP_DEPARTED = 20  # departures state.yaml holds until the next context is saved
 Shape = Literal["text", "mapping", "list"]
 
 
@@ -80,6 +84,59 @@ class Departure:
     ref: str
     reason: DepartureReason
     item: MemoryItem
+    detail: str = ""  # the rule that did it, in a few words: "memory holds at most 5 items"
+
+
+class Exclusion(Strict):
+    """An item out of a step's context, and why: kept in state.yaml (`departed`) from where it
+    left until the next context is saved, then in that context's file and intent record, so a
+    diff reads the reason instead of guessing it. `since_step`: the step it left at (a result
+    that pushed it out, the last step before an operator's evict, the step it expired at or
+    was dropped from)."""
+
+    ref: str
+    reason: DepartureReason
+    since_step: int = Field(ge=0)
+    detail: str | None = None
+    strategy: str | None = None  # a budget drop: how current_state was squeezed before it
+
+    @property
+    def why(self) -> str:
+        return self.strategy or self.detail or ""
+
+    def describe(self) -> str:
+        """'action_result@1: pushed out · memory holds at most 5 items: ...'"""
+        return f"{self.ref}: {self.reason}" + (f" · {self.why}" if self.why else "")
+
+
+def saved_exclusions(saved: Mapping[str, Any]) -> list[Exclusion] | None:
+    """The exclusions a saved context (or an intent record) recorded; None when it recorded
+    none (saved before they were). An entry that does not read is skipped."""
+    raw = saved.get("exclusions")
+    if not isinstance(raw, list):
+        return None
+    found: list[Exclusion] = []
+    for entry in raw:
+        try:
+            found.append(Exclusion.model_validate(entry))
+        except ValueError:
+            continue
+    return found
+
+
+def departed_with(
+    departed: Sequence[Exclusion], gone: Iterable[Departure], step: int
+) -> list[Exclusion]:
+    """`departed` and the departures `gone` at `step`: one entry per item (its latest), the
+    newest KEEP_DEPARTED, so a thousand notes between two steps cannot grow state.yaml."""
+    new = [
+        Exclusion(ref=d.ref, reason=d.reason, since_step=step, detail=d.detail or None)
+        for d in gone
+    ]
+    if not new:
+        return list(departed)
+    refs = {exclusion.ref for exclusion in new}
+    return [*(e for e in departed if e.ref not in refs), *new][-KEEP_DEPARTED:]
 
 
 @dataclass(frozen=True)
@@ -99,15 +156,20 @@ def _replace(memory: WorkingMemory, items: list[MemoryItem]) -> WorkingMemory:
 def add_item(memory: WorkingMemory, item: MemoryItem) -> tuple[WorkingMemory, list[Departure]]:
     """Append; an item with the same key replaces the old one; beyond max_items the oldest
     unpinned item is pushed out (FIFO). If every item is pinned, nothing is pushed out."""
+    gone = [
+        Departure(old.ref, "replaced", old, f"{item.ref} of step {item.step} replaced it")
+        for old in memory.items
+        if item.key and old.key == item.key
+    ]
     items = [old for old in memory.items if not (item.key and old.key == item.key)]
     items.append(item)
-    gone: list[Departure] = []
     while len(items) > memory.max_items:
         victim = next((i for i, old in enumerate(items[:-1]) if not old.pinned), None)
         if victim is None:
             break
         old = items.pop(victim)
-        gone.append(Departure(old.ref, "pushed out", old))
+        why = f"memory holds at most {memory.max_items} items: {item.ref} pushed it out"
+        gone.append(Departure(old.ref, "pushed out", old, why))
     return _replace(memory, items), gone
 
 
@@ -120,7 +182,7 @@ def expire(memory: WorkingMemory, next_step: int) -> tuple[WorkingMemory, list[D
             item = item.model_copy(update={"step": next_step - 1})
         end = item.expires_at(next_step)
         if end is not None and next_step >= end:
-            gone.append(Departure(item.ref, "expired", item))
+            gone.append(Departure(item.ref, "expired", item, f"its term of {_term(item)} is over"))
         else:
             kept.append(item)
     return _replace(memory, kept), gone
@@ -146,7 +208,7 @@ def evict(memory: WorkingMemory, ref: str) -> tuple[WorkingMemory, Departure]:
     index = memory.find(ref)
     items = list(memory.items)
     old = items.pop(index)
-    return _replace(memory, items), Departure(old.ref, "evicted", old)
+    return _replace(memory, items), Departure(old.ref, "evicted", old, "by the operator")
 
 
 def edit(

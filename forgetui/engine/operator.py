@@ -96,7 +96,13 @@ def answer(folder: TaskFolder, text: str) -> Decision:
                 at=now_iso(),
                 op=(resolution.kind if resolution else "retry") if routine else "answer",
                 text=decision.answer,
-                detail={"reason": pending.reason},
+                # the question beside its answer: the inbox lists them (routine answers
+                # leave no decision in state.yaml)
+                detail={
+                    "reason": pending.reason,
+                    "question": pending.question,
+                    "asked_step": pending.step,
+                },
             )
         )
         if folded:
@@ -237,12 +243,25 @@ def _fold_decisions(folder: TaskFolder, state: TaskState) -> int:
     return len(fold)
 
 
-def _change_memory(folder: TaskFolder, change: MemoryChange, op: str, text: str | None) -> str:
+def _change_memory(
+    folder: TaskFolder,
+    change: MemoryChange,
+    op: str,
+    text: str | None,
+    gone: list[wm.Departure] | None = None,
+) -> str:
+    """Apply `change` under the lock and log it. What it took out of memory (`gone`, filled
+    by `change`) is noted in state.yaml, so the next saved context says why each item left."""
     with folder.lock:
         new_memory, resolved = change(folder.load_memory())
         folder.save_memory(new_memory)
-        step = folder.load_state().step
-        folder.log.append(OperatorRecord(step=step, at=now_iso(), op=op, key=resolved, text=text))
+        state = folder.load_state()
+        if gone:
+            state.departed = wm.departed_with(state.departed, gone, state.step)
+            folder.save_state(state)
+        folder.log.append(
+            OperatorRecord(step=state.step, at=now_iso(), op=op, key=resolved, text=text)
+        )
         return resolved
 
 
@@ -255,11 +274,14 @@ def pin(folder: TaskFolder, ref: str, pinned: bool = True) -> str:
 
 
 def evict(folder: TaskFolder, ref: str) -> str:
-    def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
-        new_memory, gone = wm.evict(memory, ref)
-        return new_memory, gone.ref
+    gone: list[wm.Departure] = []
 
-    return _change_memory(folder, change, "evict", None)
+    def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
+        new_memory, departure = wm.evict(memory, ref)
+        gone.append(departure)
+        return new_memory, departure.ref
+
+    return _change_memory(folder, change, "evict", None, gone)
 
 
 def memory_edit_form(folder: TaskFolder, ref: str) -> wm.EditForm:
@@ -280,30 +302,34 @@ def edit_memory(folder: TaskFolder, ref: str, content: str) -> str:
     return _change_memory(folder, change, "edit", content)
 
 
-def add_note(folder: TaskFolder, text: str) -> str:
+def add_note(folder: TaskFolder, text: str, key: str | None = None, pinned: bool = False) -> str:
     """An operator note: a memory item the agent sees from the next step on. Returns its ref,
     followed by what it pushed out of a full memory, if anything: the operator learns it now,
-    not from a diff two steps later."""
+    not from a diff two steps later. `key` names it (default note@STEP; an item with that key
+    is replaced); `pinned` keeps it from FIFO and expiry (a promoted answer, inbox.py)."""
     if not text.strip():
         raise ForgeError("a note needs some text")
     pushed: list[str] = []
+    departures: list[wm.Departure] = []
 
     def change(memory: wm.WorkingMemory) -> tuple[wm.WorkingMemory, str]:
         step = folder.load_state().step
         taken = {item.ref for item in memory.items}
-        key = next(
+        ref = key or next(
             k
             for n in range(1, 1000)
             if (k := f"note@{step}" + (f".{n}" if n > 1 else "")) not in taken
         )
-        item = wm.MemoryItem(type="note", step=step, key=key, content=text)
+        item = wm.MemoryItem(type="note", step=step, key=ref, content=text, pinned=pinned)
         new_memory, gone = wm.add_item(memory, item)
-        pushed.extend(_departed(departure) for departure in gone)
-        if gone:
+        departures.extend(gone)
+        fifo = [departure for departure in gone if departure.reason == "pushed out"]
+        pushed.extend(_departed(departure) for departure in fifo)
+        if fifo:  # an item of the same key it replaced is not news: the key says so
             pushed.append(f" — memory holds at most {memory.max_items} items")
         return new_memory, item.ref
 
-    return _change_memory(folder, change, "note", text) + "".join(pushed)
+    return _change_memory(folder, change, "note", text, departures) + "".join(pushed)
 
 
 def _departed(departure: wm.Departure) -> str:

@@ -19,12 +19,15 @@ KEEP_COMMANDS = 5
 OUTPUT_ACTIONS = ("read_file", "search", "list_dir", "run_cmd")
 
 
-def remember_result(memory: wm.WorkingMemory, result: ResultRecord) -> wm.WorkingMemory:
+def remember_result(
+    memory: wm.WorkingMemory, result: ResultRecord, state: TaskState
+) -> wm.WorkingMemory:
     """This step's result as the newest action_result item (FIFO), replacing any earlier one
-    of the same step. A failed model call is the operator's problem: the agent never acted,
-    so it remembers nothing of it. Nor of an answer that named no action: the recent actions
-    show its error and the expected form once, and three more copies (the item's summary and
-    error, last_errors) grew a weak model's context by a third in three steps."""
+    of the same step; what it pushes out is noted in `state.departed`. A failed model call is
+    the operator's problem: the agent never acted, so it remembers nothing of it. Nor of an
+    answer that named no action: the recent actions show its error and the expected form
+    once, and three more copies (the item's summary and error, last_errors) grew a weak
+    model's context by a third in three steps."""
     if result.transport or result.action == UNPARSED:
         return memory
     content: dict[str, Any] = {
@@ -38,9 +41,10 @@ def remember_result(memory: wm.WorkingMemory, result: ResultRecord) -> wm.Workin
         content["error"] = result.error
     items = [i for i in memory.items if not (i.type == "action_result" and i.step == result.step)]
     memory = memory.model_copy(update={"items": items})
-    memory, _ = wm.add_item(
+    memory, gone = wm.add_item(
         memory, wm.MemoryItem(type="action_result", step=result.step, content=content)
     )
+    state.departed = wm.departed_with(state.departed, gone, result.step)
     return memory
 
 

@@ -39,6 +39,11 @@ class IntentRecord(_Record):
     tool_tokens: int | None = None  # their tokens, counted into the context's budget
     streamed: bool | None = None  # the answer arrived as a stream
     context_file: str | None = None  # artifacts/contexts/step-000007.yaml
+    # as the context file keeps them, so `log --json` needs no file per step; absent when empty:
+    # the memory items out of the context and why (memory.Exclusion's fields) ...
+    exclusions: list[dict[str, Any]] | None = None
+    # ... and section name -> what it gave up to fit its budget
+    compressions: dict[str, list[str]] | None = None
 
 
 class ResultRecord(_Record):

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
+import re
 from pathlib import Path
 from typing import Any
 
 from forgetui.engine import policy
 from forgetui.engine.catalog import ACTIONS, action_target
 from forgetui.engine.lock import pid_alive
-from forgetui.engine.records import ResultRecord
+from forgetui.engine.records import IntentRecord, ResultRecord
 from forgetui.engine.state import PendingAction, TaskState
 from forgetui.engine.store import TaskFolder, step_name
+
+_SAFE_WRITE_TEMP = re.compile(r"\.forgetui-[0-9a-f]{16}\.tmp")  # safe_write.py's temporaries
 
 
 def recover(folder: TaskFolder) -> tuple[list[str], bool]:
@@ -98,11 +101,8 @@ def landed_write(
     """A write_file/edit_file that a crash interrupted after it landed: the file is byte for
     byte its `.after` snapshot of that step. Re-running it would fail (edit_file's `old` is
     gone) or do nothing, so the re-run records what it had done instead: (path, summary)."""
-    path = args.get("path")
-    if action not in ("write_file", "edit_file") or not isinstance(path, str):
-        return None
-    rel = posixpath.normpath(path.replace("\\", "/"))
-    if rel.startswith(("/", "../")) or rel in ("..", "."):
+    rel = _target_rel(args.get("path"))
+    if action not in ("write_file", "edit_file") or rel is None:
         return None
     after = folder.snapshots_dir / step_name(step) / f"{rel}.after"
     try:
@@ -118,13 +118,15 @@ def _remove_stale_temporaries(folder: TaskFolder, step: int) -> None:
     """The temporary files of atomic writes (`.state.yaml.k3j9x2.tmp`) a killed writer left.
     Only the lock holder writes in the task folder, so under the lock each one is stale; a
     `.lock.PID.*.tmp` is a would-be writer's and goes only once PID is gone. Looked for where a
-    step writes: the folder, artifacts/, its outputs and contexts, and the snapshots of the
-    last two steps (never the whole snapshot tree, which grows with every step)."""
+    step writes: the folder, artifacts/, its outputs, contexts and checkpoints, and the
+    snapshots of the last two steps (never the whole snapshot tree, which grows with every
+    step)."""
     places = [
         folder.path,
         folder.artifacts,
         folder.outputs_dir,
         folder.contexts_dir,
+        folder.checkpoints_dir,
     ]
     found: list[Path] = []
     for place in places:
@@ -134,6 +136,7 @@ def _remove_stale_temporaries(folder: TaskFolder, step: int) -> None:
         snapshots = folder.snapshots_dir / step_name(number)
         if snapshots.is_dir():
             found.extend(path for path in snapshots.rglob(".*.tmp") if path.is_file())
+    found.extend(_workspace_temporaries(folder, step))
     for path in found:
         if path.name.startswith(".lock."):
             pid = path.name.split(".")[2]
@@ -141,6 +144,35 @@ def _remove_stale_temporaries(folder: TaskFolder, step: int) -> None:
                 continue
         with contextlib.suppress(OSError):
             path.unlink()
+
+
+def _workspace_temporaries(folder: TaskFolder, step: int) -> list[Path]:
+    """The temporary file a write_file/edit_file killed mid-write left beside its target
+    (safe_write's `.forgetui-<16 hex>.tmp`): looked for only in the directory of the last
+    step's target, since the workspace is the user's and may be large."""
+    intent = folder.log.last_of_kind("intent")
+    if not isinstance(intent, IntentRecord) or intent.step < step:
+        return []
+    if intent.action not in ("write_file", "edit_file"):
+        return []
+    rel = _target_rel(intent.args.get("path"))
+    if rel is None:
+        return []
+    directory = (folder.workspace / rel).parent
+    try:
+        return [entry for entry in directory.iterdir() if _SAFE_WRITE_TEMP.fullmatch(entry.name)]
+    except OSError:
+        return []
+
+
+def _target_rel(path: object) -> str | None:
+    """A write's `path` argument as a workspace-relative posix path; None if it leaves."""
+    if not isinstance(path, str):
+        return None
+    rel = posixpath.normpath(path.replace("\\", "/"))
+    if rel.startswith(("/", "../")) or rel in ("..", "."):
+        return None
+    return rel
 
 
 def _is_temporary(name: str) -> bool:

@@ -27,6 +27,7 @@ from forgetui.engine.records import OperatorRecord, ResultRecord
 from forgetui.engine.state import TaskState
 from forgetui.engine.store import LOG_FILE, MEMORY_FILE, STATE_FILE, TaskFolder
 from forgetui.engine.task_seal import ACCEPTED_COPY
+from forgetui.engine.views import rewind_mark
 from forgetui.engine.yamlio import fsync_dir
 
 _COPY_BLOCK = 1 << 20
@@ -202,7 +203,8 @@ def _state_at(state: TaskState, last: ResultRecord | None) -> TaskState:
 
 def _fresh_state(folder: TaskFolder, last: ResultRecord | None) -> TaskState:
     """A new state.yaml at the log's last step, sealed to the task.yaml the operator accepted
-    last (its kept copy), so an edited task.yaml still needs accepting."""
+    last (its kept copy), so an edited task.yaml still needs accepting; the branches the log's
+    rewind records left behind stay superseded."""
     spec = folder.spec
     accepted = folder.path / ACCEPTED_COPY
     sealed = hashlib.sha256(accepted.read_bytes()).hexdigest() if accepted.is_file() else None
@@ -215,6 +217,11 @@ def _fresh_state(folder: TaskFolder, last: ResultRecord | None) -> TaskState:
         status="paused" if step else "ready",
         last_result=_dump(last),
         task_sha256=sealed,
+        rewinds=[
+            mark
+            for record in folder.log.iter_records()
+            if isinstance(record, OperatorRecord) and (mark := rewind_mark(record)) is not None
+        ],
     )
 
 

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from forgetui.engine.memory import Exclusion
 from forgetui.engine.task import Plan, Strict
 
 Status = Literal["ready", "running", "paused", "escalated", "complete", "failed", "aborted"]
@@ -197,6 +198,9 @@ class TaskState(Strict):
     task_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
     # in-place rewinds, oldest first: the steps they superseded (superseded_steps)
     rewinds: list[RewindMark] = Field(default_factory=list)
+    # items that left working memory since the last context was saved, and why (FIFO at a
+    # result, the operator's evict, expiry): the next saved context records them, then clears
+    departed: list[Exclusion] = Field(default_factory=list)
     updated_at: str | None = None
 
     @property

@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from forgetui.engine.actionlog import ActionLog, TornTail
+from forgetui.engine.checkpoints import CHECKPOINTS_DIR, write_checkpoint
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError, StateFileError, TaskNotFoundError
 from forgetui.engine.lock import TaskLock
@@ -39,7 +40,7 @@ TASK_FILE = "task.yaml"
 STATE_FILE = "state.yaml"
 MEMORY_FILE = "working_memory.yaml"
 LOG_FILE = "actions.yaml"
-ARTIFACT_DIRS: tuple[str, ...] = ("inputs", "outputs", "snapshots", "contexts")
+ARTIFACT_DIRS: tuple[str, ...] = ("inputs", "outputs", "snapshots", "contexts", CHECKPOINTS_DIR)
 CHECK_OUTPUTS_FILE = "checks.yaml"  # in artifacts/outputs/
 
 
@@ -120,6 +121,7 @@ class TaskFolder:
         self.outputs_dir = self.artifacts / "outputs"
         self.snapshots_dir = self.artifacts / "snapshots"
         self.contexts_dir = self.artifacts / "contexts"
+        self.checkpoints_dir = self.artifacts / CHECKPOINTS_DIR
         # file name -> ((inode, size, mtime_ns, ctime_ns), validated model)
         self._cache: dict[str, tuple[tuple[int, int, int, int], dict[str, Any]]] = {}
 
@@ -277,6 +279,12 @@ class TaskFolder:
         if key is not None:
             self._cache[name] = (key, data)
 
+    def save_checkpoint(self, step: int, state: TaskState, memory: WorkingMemory) -> None:
+        """Keep `state` and `memory`, about to be saved as the end of step `step`, as its
+        checkpoint (checkpoints.py): what a rewind to the step restores."""
+        self._require_writer("a checkpoint")
+        write_checkpoint(self.checkpoints_dir, step, state, memory)
+
     # -- artifacts ----------------------------------------------------------------------------
 
     def context_path(self, step: int) -> Path:
@@ -366,7 +374,18 @@ def _lay_out(directory: Path, spec: TaskSpec, memory: WorkingMemory | None) -> N
         task_id=spec.id, phase=spec.initial_phase, plan=spec.plan, updated_at=now_iso()
     )
     state = seal_new(directory, state)
+    _first_checkpoint(directory, state)
     atomic_write_text(directory / STATE_FILE, dump_model(state))
+
+
+def _first_checkpoint(directory: Path, state: TaskState) -> None:
+    """Checkpoint 0, the task as laid out: a rewind to 0 starts afresh. A hand-written
+    working_memory.yaml that does not read gets none (its error comes at the first load)."""
+    try:
+        memory = load_model(directory / MEMORY_FILE, WorkingMemory)
+    except ForgeError:
+        return
+    write_checkpoint(directory / "artifacts" / CHECKPOINTS_DIR, 0, state, memory)
 
 
 def _workspace_of(task_folder: Path) -> Path:

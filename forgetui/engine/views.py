@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from pydantic import ValidationError
+
 from forgetui.engine import memory as wm
 from forgetui.engine.actionlog import ActionLog, AnyRecord
 from forgetui.engine.catalog import action_target
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
-from forgetui.engine.state import TaskState
+from forgetui.engine.state import RewindMark, TaskState, superseded_steps
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.yamlio import dump_yaml
 
@@ -126,6 +128,7 @@ class LogRow:
     cost: float | None
     ms: float | None  # the model's answer plus the action's run, when recorded
     record: int  # the record `enter` opens: the step's result, else its intent
+    superseded: bool = False  # a step of a branch an in-place rewind left behind
 
     @property
     def done(self) -> bool:
@@ -163,6 +166,7 @@ def step_row(
     result: ResultRecord | None,
     record: int,
     in_flight: bool = False,
+    superseded: bool = False,
 ) -> LogRow:
     """A step's row: what the model asked for (tokens, cost) and what came of it. The args are
     the result's when it has them: an approval may have modified them."""
@@ -182,7 +186,7 @@ def step_row(
     return LogRow(
         index, "step", base.step, base.action, action_target(args), outcome, summary,
         intent.context_tokens if intent and intent.context_tokens else None,
-        intent.cost if intent and intent.cost else None, ms or None, record,
+        intent.cost if intent and intent.cost else None, ms or None, record, superseded,
     )  # fmt: skip
 
 
@@ -196,6 +200,20 @@ def log_row_matches(row: LogRow, text: str) -> bool:
 
 def _record_key(record: AnyRecord) -> tuple[int, str, str]:
     return record.step, record.kind, record.at
+
+
+def rewind_mark(record: OperatorRecord) -> RewindMark | None:
+    """The branch an in-place rewind's record says it superseded (None: another record, or
+    one that names no branch)."""
+    span = record.detail.get("superseded") if record.op == "rewind" else None
+    if not isinstance(span, list) or len(span) != 2:
+        return None
+    try:
+        return RewindMark.model_validate(
+            {"to": record.detail.get("to"), "first": span[0], "last": span[1], "at": record.at}
+        )
+    except ValidationError:
+        return None
 
 
 class LogRowIndex:
@@ -218,6 +236,7 @@ class LogRowIndex:
         self._last: tuple[int, str, str] | None = None  # the last one indexed, to see a rewrite
         self._open = -1  # the row whose intent still waits for its result
         self._open_step = 0
+        self._superseded: set[int] = set()  # steps of branches in-place rewinds left behind
 
     def __len__(self) -> int:
         return len(self._first)
@@ -238,7 +257,8 @@ class LogRowIndex:
 
     def _add(self, at: int, record: AnyRecord) -> None:
         """merge_steps' rule: one step at a time, so a new intent closes the open one and a
-        result belongs to the open intent of its step, else stands alone."""
+        result belongs to the open intent of its step, else stands alone. A rewind's record
+        marks the steps it superseded (all before it: rows are read after indexing)."""
         if isinstance(record, IntentRecord):
             self._open, self._open_step = self._new_row(at, -1), record.step
             self._by_step.setdefault(record.step, self._open)
@@ -250,6 +270,9 @@ class LogRowIndex:
             self._open = -1
         else:
             self._new_row(at, -1)
+            mark = rewind_mark(record)
+            if mark is not None:
+                self._superseded |= superseded_steps([mark])
         self._records = at + 1
         self._last = _record_key(record)
 
@@ -280,7 +303,12 @@ class LogRowIndex:
             assert result is None or isinstance(result, ResultRecord)
             intent = first if isinstance(first, IntentRecord) else None
             opened = result_at if result_at >= 0 else first_at
-            rows.append(step_row(row, intent, result, opened, in_flight=row == self._open))
+            rows.append(
+                step_row(
+                    row, intent, result, opened, in_flight=row == self._open,
+                    superseded=first.step in self._superseded,
+                )
+            )  # fmt: skip
         return rows
 
     def find(self, text: str, start: int = 0) -> list[LogRow]:
@@ -337,6 +365,9 @@ class RecordDetail:
     raw_response: str | None
     context_messages: tuple[tuple[str, str], ...]
     context_note: str | None = None
+    # what the context left out and why, what its sections gave up: one line each
+    context_left: tuple[str, ...] = ()
+    context_squeezed: tuple[str, ...] = ()
 
 
 def record_detail(folder: TaskFolder, index: int) -> RecordDetail:
@@ -354,12 +385,17 @@ def record_detail(folder: TaskFolder, index: int) -> RecordDetail:
                 break
     messages: tuple[tuple[str, str], ...] = ()
     note = None
+    left: tuple[str, ...] = ()
+    squeezed: tuple[str, ...] = ()
     if isinstance(record, OperatorRecord):
         note = "an operator change: no model call, no context"
     else:
         try:
             saved = folder.load_saved_context(record.step)
             messages = tuple((m["role"], m["content"]) for m in saved["messages"])
+            left = tuple(e.describe() for e in wm.saved_exclusions(saved) or ())
+            compressions = saved.get("compressions") or {}
+            squeezed = tuple(f"{name}: {'; '.join(notes)}" for name, notes in compressions.items())
         except ForgeError as exc:
             note = exc.message
     record_yaml = _record_yaml(record)
@@ -371,6 +407,8 @@ def record_detail(folder: TaskFolder, index: int) -> RecordDetail:
         raw_response=intent.raw_response if intent is not None else None,
         context_messages=messages,
         context_note=note,
+        context_left=left,
+        context_squeezed=squeezed,
     )
 
 
@@ -398,12 +436,15 @@ FAILURE_LOOKBACK = 50  # results searched back for the last failure with output
 
 def last_failure(folder: TaskFolder, state: TaskState) -> str | None:
     """What load_context(error_details) loads: the output of the last step that failed with
-    some (a failing command's), else the failing checks' details, else the last error."""
+    some (a failing command's), else the failing checks' details, else the last error. A step
+    a rewind superseded is not the agent's to see."""
+    superseded = superseded_steps(state.rewinds)
     for scanned, record in enumerate(folder.log.iter_backwards(kinds=("result",))):
         if scanned >= FAILURE_LOOKBACK:
             break
         if (
             isinstance(record, ResultRecord)
+            and record.step not in superseded
             and record.result in ("failure", "error")
             and record.output
         ):

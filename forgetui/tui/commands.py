@@ -53,6 +53,9 @@ COMMANDS: tuple[Command, ...] = (
             "Change the selected working-memory item's content"),
     Command("limits", "l", "set_limits", "screen", "limits", "Set limits",
             "Set the step or cost limit mid-run: a decision the agent sees", footer=False),
+    Command("inbox", "i", "open_inbox", "screen", "inbox", "Escalation inbox",
+            "Every question asked in this task and its answer; p pins an answer as a "
+            "working-memory item", footer=False),
     Command("model", "m", "choose_model", "screen", "model", "Choose the model",
             "The model for the steps from the next one on: replay, human or a litellm name",
             footer=False),
@@ -71,6 +74,13 @@ COMMANDS: tuple[Command, ...] = (
             "The log cursor to a step's row. Wherever the cursor rests on a step, the context "
             "pane shows the context as sent at that step; on the newest row, the next step's "
             "preview again (as does ] past the last step)"),
+    Command("rerun", "R", "rerun", "screen", "re-run", "Re-run with a model",
+            "Send the selected step's saved context to a model again (nothing runs) and "
+            "compare the answers", footer=False),
+    Command("rewind", "r", "rewind", "screen", "rewind", "Rewind to the step",
+            "Back to the end of the selected step: state, memory and the files it wrote; the "
+            "later steps stay in the log, dimmed. Or fork there into a new workspace",
+            footer=False),
     Command("zoom", "z", "zoom", "screen", "zoom", "Zoom pane",
             "The focused pane fills the screen; z again brings the other panes back"),
     *(
@@ -170,6 +180,10 @@ def applies(action: str, now: Situation) -> bool:
         return idle and not now.finished
     if action == "choose_model":
         return not now.finished
+    if action == "rerun":
+        return idle
+    if action == "rewind":
+        return idle
     if action == "open_detail":
         return now.detail_target
     if action == "earlier_context":

@@ -1,7 +1,9 @@
-"""The status line at the top: task, who writes it, status and step, context tokens, the last
+"""The status line at the top: task, who writes it, status and step, context tokens (from 70%
+of the cap or of a section's budget with their share and the section under pressure), the last
 prompt's tokens by forgetui's count and the server's (when it reported one), phase, model and
-cost. One line, most important first; at a width too narrow for all of it whole parts give
-way (the least important first) rather than a number being cut in half."""
+cost, and where the line has room a sparkline of the tokens sent beside a run keeping the whole
+conversation. One line, most important first; at a width too narrow for all of it whole parts
+give way (the least important first) rather than a number being cut in half."""
 
 from __future__ import annotations
 
@@ -26,6 +28,11 @@ STAGE_TEXT = {
 SEPARATOR = Content(" │ ")
 BRAND = Content.assemble((" forgetui", "bold"), "  ")
 KEEP = 0  # rank of a part that never gives way; higher ranks give way first
+LEVEL_STYLE = {"warn": "bold $warning", "critical": "bold $error"}
+SPARKS = "▁▂▃▄▅▆▇█"
+# the sent-vs-naive sparkline: from this many steps (fewer show no trend), at most this many
+SPARK_MIN = 4
+SPARK_MAX = 12
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,54 @@ def _status(snapshot: TaskSnapshot, activity: Activity) -> tuple[str, bool]:
     return ("running" if activity.running else snapshot.status), False
 
 
+def _context_part(snapshot: TaskSnapshot) -> Part:
+    """`context 1,298/8,000 tok`; from 70% of the cap or of a section's budget the share and
+    the section under pressure instead of "tok", in the level's colour (`context 2,204/2,600
+    84% warn · current_state 73%`; when room runs out the pressure goes, the share stays)."""
+    context, health = snapshot.context, snapshot.health
+    tokens = f"{context.total_tokens:,}/{context.max_tokens:,}" if context else "-"
+    if context is None or health is None or (health.level == "ok" and health.pressure is None):
+        return Part(Content(f"context {tokens} tok" if context else "context -"), 2)
+    style = LEVEL_STYLE.get(health.level, "")
+    share = Content.styled(f"{int(health.percent)}% {health.level}", style)
+    short = Content.assemble(f"context {tokens} ", share)
+    pressure = health.pressure
+    if pressure is None:
+        return Part(short, 2)
+    pressed = f"{pressure.name} {int(pressure.percent)}%"
+    under = Content.styled(pressed, LEVEL_STYLE[pressure.level])
+    return Part(Content.assemble(short, " · ", under), 2, short=short)
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}K" if tokens >= 1000 else str(tokens)
+
+
+def spark(values: list[int], top: int) -> str:
+    """One block character per value, on a scale shared by both lines (0 to `top`), so the
+    context's line lies flat under the growing conversation."""
+    last = len(SPARKS) - 1
+    return "".join(SPARKS[min(last, round(value / top * last))] if top else SPARKS[0]
+                   for value in values)  # fmt: skip
+
+
+def sparkline(snapshot: TaskSnapshot, room: int) -> Content | None:
+    """`naive ▁▂▃▅▇ 27.6K sent ▁▁▁▁▁ 2.4K`: the last steps' tokens sent beside a run keeping
+    the whole conversation, as many steps as `room` cells hold (None: fewer than SPARK_MIN)."""
+    series = snapshot.token_series
+    for count in range(min(SPARK_MAX, len(series)), SPARK_MIN - 1, -1):
+        shown = series[-count:]
+        naive, sent = [p.naive for p in shown], [p.sent for p in shown]
+        top = max(naive + sent)
+        line = Content.assemble(
+            "naive ", (spark(naive, top), "$warning"), f" {_k(naive[-1])} sent ",
+            (spark(sent, top), "$success"), f" {_k(sent[-1])}",
+        )  # fmt: skip
+        if line.cell_length <= room:
+            return line
+    return None
+
+
 @dataclass(frozen=True)
 class Part:
     """One part of the line; `rank` says how early it gives way (KEEP: never), and a part with
@@ -122,8 +177,6 @@ class StatusHeader(Static):
             return
         self._state = (snapshot, activity)
         status, names_step = _status(snapshot, activity)
-        context = snapshot.context
-        tokens = f"{context.total_tokens:,}/{context.max_tokens:,} tok" if context else "-"
         # Content.assemble, not markup: this runs at every stage of every step.
         task_id = Content.styled(snapshot.task_id, "bold $accent")
         parts = [Part(task_id, KEEP)]
@@ -137,7 +190,7 @@ class StatusHeader(Static):
             parts.append(Part(Content.styled("no OS sandbox", "bold $warning"), KEEP))
         if not names_step:
             parts.append(Part(Content(f"step {snapshot.step}"), 1))
-        parts.append(Part(Content(f"context {tokens}"), 2))
+        parts.append(_context_part(snapshot))
         if snapshot.provider_prompt_tokens:
             # the last prompt by both counts: budgets use forgetui's, the window the server's
             server = f"server {snapshot.provider_prompt_tokens:,}"
@@ -147,6 +200,12 @@ class StatusHeader(Static):
         if snapshot.model:
             parts.append(Part(Content(f"model {model_label(snapshot.model)}"), 5))
         parts.append(Part(Content(f"${snapshot.cost:.4f}"), 6))
+        # the sparkline only where every other part still fits beside it (the brand gives way)
+        whole = Content.assemble(" ", SEPARATOR.join(part.content for part in parts))
+        room = self.size.width - whole.cell_length - SEPARATOR.cell_length
+        trend = sparkline(snapshot, room) if self.size.width > 0 else None
+        if trend is not None:
+            parts.append(Part(trend, 7))
         content = _fit(parts, self.size.width)
         if content != self._shown:
             self._shown = content

@@ -11,6 +11,7 @@ from textual import on, work
 
 from forgetui.engine.api import ForgeError, parse_limits
 from forgetui.tui.arranged import ArrangedScreen
+from forgetui.tui.commands import Situation, why_not
 from forgetui.tui.messages import (
     DetailLoaded,
     ModelChosen,
@@ -47,6 +48,10 @@ class OperatorCommands(ArrangedScreen):
 
     def sync_bindings(self) -> None:
         """Refresh the footer if what applies changed."""
+        raise NotImplementedError
+
+    def situation(self) -> Situation | None:
+        """What decides which commands apply (None until the task was read)."""
         raise NotImplementedError
 
     # -- the operator ---------------------------------------------------------------------------
@@ -183,6 +188,28 @@ class OperatorCommands(ArrangedScreen):
         if text is not None:
             self.operate(lambda: self.session.note(text))
 
+    def action_open_inbox(self) -> None:
+        """Every question and its answer. The modal reads the inbox and promotes in a worker of
+        its own, through the session; the panes reload after a promotion."""
+        from forgetui.engine.api import escalation_inbox, open_task
+        from forgetui.tui.modals.inbox import InboxScreen
+
+        path, session = self.reader.path, self.session
+
+        def promote(entry_id: str) -> None:
+            self.post_message(OperatorDone(session.promote(entry_id)))
+
+        def refused(action: str) -> str:
+            now = self.situation()
+            return why_not(action, now) if now is not None else "the task has not been read yet"
+
+        def closed(then: str | None) -> None:
+            if then == "answer":
+                self.action_answer()
+
+        screen = InboxScreen(lambda: escalation_inbox(open_task(path)), promote, refused)
+        self.app.push_screen(screen, closed)
+
     def action_edit_memory(self) -> None:
         self._open_memory_detail(editing=True)
 
@@ -227,6 +254,67 @@ class OperatorCommands(ArrangedScreen):
 
                 reader, name = self.reader, check.name  # the modal reads the output off-thread
                 self.app.push_screen(CheckDetailScreen(check, lambda: reader.check_output(name)))
+
+    def action_rerun(self) -> None:
+        """The selected step's saved context to a model again, the answers side by side: the
+        modal reads, asks and adopts in workers of its own, through the session."""
+        row = self.query_one(ActionLogPane).view.selected
+        if row is None or row.kind != "step":
+            self.notify("select a step's row in the action log first", title="re-run: not now",
+                        timeout=3, markup=False)  # fmt: skip
+            return
+        from forgetui.engine.api import open_task, recorded_answer
+        from forgetui.tui.modals.rerun import RerunScreen
+
+        path, step, session = self.reader.path, row.step, self.session
+        model = self.snapshot.model if self.snapshot is not None else ""
+        screen = RerunScreen(
+            step,
+            model,
+            self.reader.folder.workspace,
+            load_recorded=lambda: recorded_answer(open_task(path), step),
+            ask=lambda spec: session.rerun(step, spec),
+            adopt=session.adopt_rerun,
+        )
+        self.app.push_screen(screen)
+
+    def action_rewind(self) -> None:
+        """Back to the end of the selected step, in place or as a fork: the modal's dry run
+        and the change itself go through the session, the change as other operator writes do
+        (the lock taken for the write only); the panes reload from disk afterwards."""
+        row = self.query_one(ActionLogPane).view.selected
+        said = None
+        if row is None or row.kind != "step" or not row.done:
+            said = "select a step's row in the action log first"
+        elif row.superseded:
+            said = f"step {row.step} is on a branch a rewind left behind: pick a live step"
+        if said is not None:
+            self.notify(said, title="rewind: not now", timeout=3, markup=False)
+            return
+        assert row is not None
+        from forgetui.tui.modals.rewind import RewindChoice, RewindScreen
+
+        step, session = row.step, self.session
+        snap = self.snapshot
+        why_not = (
+            "another program is running this task: this workbench cannot rewind it in place"
+            if snap is not None and snap.read_only
+            else ""
+        )
+
+        def chosen(choice: RewindChoice | None) -> None:
+            if choice is None:
+                return
+            if choice.fork is not None:
+                dest = choice.fork
+                self.operate(lambda: session.fork(step, dest))
+            else:
+                self.operate(lambda: session.rewind(step, choice.force))
+
+        screen = RewindScreen(
+            step, lambda: session.plan_rewind(step), self.reader.folder.workspace, why_not
+        )
+        self.app.push_screen(screen, chosen)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def load_detail(self, index: int) -> None:

@@ -22,7 +22,15 @@ from forgetui.engine import api
 from forgetui.engine.api import ForgeError
 
 if TYPE_CHECKING:
-    from forgetui.engine.api import Executor, Model, StepEvent, StepReport
+    from forgetui.engine.api import (
+        Adoption,
+        Executor,
+        Model,
+        Rerun,
+        RewindReport,
+        StepEvent,
+        StepReport,
+    )
 
 HUMAN = "human"
 
@@ -55,9 +63,15 @@ class Session(Protocol):
     def evict(self, ref: str) -> str: ...
     def edit(self, ref: str, content: str) -> str: ...
     def note(self, text: str) -> str: ...
+    def promote(self, entry_id: str) -> str: ...
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str: ...
     def set_model(self, spec: str) -> str: ...
     def accept_task_change(self) -> str: ...
+    def rerun(self, step: int, model: str) -> Rerun: ...
+    def adopt_rerun(self, rerun: Rerun, dest: str) -> Adoption: ...
+    def plan_rewind(self, to: int) -> RewindReport: ...
+    def rewind(self, to: int, force: bool) -> str: ...
+    def fork(self, to: int, dest: str) -> str: ...
     def release(self) -> None: ...
     def close(self) -> None: ...
 
@@ -145,6 +159,11 @@ class StepSession:
         with self._lock:
             return f"added note {api.add_note(self.folder, text)}"
 
+    def promote(self, entry_id: str) -> str:
+        """The inbox's answer `entry_id` pinned in working memory."""
+        with self._lock:
+            return api.promote_answer(self.folder, entry_id)
+
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
         with self._lock:
             return f"limits set: {api.set_limits(self.folder, max_steps, max_cost).answer}"
@@ -152,6 +171,38 @@ class StepSession:
     def accept_task_change(self) -> str:
         with self._lock:
             return api.accept_task_change(self.folder)
+
+    def rerun(self, step: int, model: str) -> Rerun:
+        """Step `step`'s saved context to `model`, with the workbench's api_base and bounds.
+        Reads only, through a folder of its own: not under the session's lock."""
+        folder = api.open_task(self.folder.path)
+        return api.rerun_step(
+            folder, step, model, api_base=self.api_base, bounds=self.model_options
+        )
+
+    def adopt_rerun(self, rerun: Rerun, dest: str) -> Adoption:
+        """The re-run's answer as step N of a fork in the new workspace `dest`."""
+        return api.adopt_rerun(api.open_task(self.folder.path), rerun, Path(dest))
+
+    def plan_rewind(self, to: int) -> RewindReport:
+        """What rewinding to the end of step `to` would do. Reads only, through a folder of
+        its own: not under the session's lock."""
+        return api.plan_rewind(api.open_task(self.folder.path), to)
+
+    def rewind(self, to: int, force: bool) -> str:
+        """Back to the end of step `to` in place (the lock taken for the write only). The
+        executor is closed first: the next step opens it again, re-syncing a replay script
+        with the rewound log."""
+        with self._lock:
+            if self._executor is not None:
+                self._executor.close()
+                self._executor = None
+            return api.rewind_task(self.folder, to, force=force).describe()
+
+    def fork(self, to: int, dest: str) -> str:
+        """A fork at step `to` into the new workspace `dest`; this task is not changed."""
+        report = api.fork_task(api.open_task(self.folder.path), to, Path(dest))
+        return f"{report.describe()}; open it with: forgetui open {dest}"
 
     def set_model(self, spec: str) -> str:
         """The model for the steps from the next one on: built now, so a name that cannot run
@@ -295,11 +346,34 @@ class EngineProcess:
     def note(self, text: str) -> str:
         return str(self._call("note", text))
 
+    def promote(self, entry_id: str) -> str:
+        return str(self._call("promote", entry_id))
+
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
         return str(self._call("set_limits", max_steps, max_cost))
 
     def accept_task_change(self) -> str:
         return str(self._call("accept_task_change"))
+
+    def rerun(self, step: int, model: str) -> Rerun:
+        """In the child: litellm's import and the call stay out of the TUI process."""
+        result: Rerun = self._call("rerun", step, model)
+        return result
+
+    def adopt_rerun(self, rerun: Rerun, dest: str) -> Adoption:
+        result: Adoption = self._call("adopt_rerun", rerun, dest)
+        return result
+
+    def plan_rewind(self, to: int) -> RewindReport:
+        """In the child: reading the snapshots and the log stays out of the TUI process."""
+        result: RewindReport = self._call("plan_rewind", to)
+        return result
+
+    def rewind(self, to: int, force: bool) -> str:
+        return str(self._call("rewind", to, force))
+
+    def fork(self, to: int, dest: str) -> str:
+        return str(self._call("fork", to, dest))
 
     def set_model(self, spec: str) -> str:
         said = str(self._call("set_model", spec))

@@ -35,6 +35,10 @@ from forgetui.engine.api import (
 Level = Literal["ok", "warn", "over"]
 WARN_AT = 0.85  # a meter turns to the warning colour at 85% of its budget
 TAIL_ROWS = 64  # log rows sent with every snapshot: the pane's usual window
+# the sent-vs-naive series: the log records one view reads on (a long log is caught up over
+# several views), and the steps it carries
+SERIES_RECORDS = 400
+SERIES_STEPS = 16
 
 
 def meter_level(tokens: int, budget: int) -> Level:
@@ -72,6 +76,7 @@ class ContextView:
     leaving: tuple[api.Leaving, ...] = ()  # the preview: what the next step takes out, and why
     tool_tokens: int = 0  # tool schemas sent with the request: in the total, in no section
     window_problem: str | None = None  # the model's window leaves too little: the step escalates
+    health: api.ContextHealth | None = None  # the preview against its cap and budgets
 
     @property
     def title(self) -> str:
@@ -148,6 +153,12 @@ class TaskSnapshot:
     # the last prompt as forgetui counted it, and as the provider did (0: it reported none)
     prompt_tokens: int = 0
     provider_prompt_tokens: int = 0
+    # the last steps' tokens sent and a whole-conversation run's (empty until read up to date)
+    token_series: tuple[api.StepTokens, ...] = ()
+
+    @property
+    def health(self) -> api.ContextHealth | None:
+        return self.context.health if self.context is not None else None
 
     @property
     def next_step(self) -> int:
@@ -245,6 +256,7 @@ class TaskReader:
             except ForgeError as exc:
                 context_error = exc.message
         count, tail = self._log_tail()
+        series, complete = api.token_series(folder, state, max_records=SERIES_RECORDS)
         holder_info = api.lock_holder(folder)
         holder = None
         if (
@@ -283,6 +295,7 @@ class TaskReader:
             sandbox=_sandbox(),
             prompt_tokens=state.last_context_tokens,
             provider_prompt_tokens=state.last_prompt_tokens,
+            token_series=tuple(series[-SERIES_STEPS:]) if complete else (),
         )
 
     def _preview(self, state: TaskState, memory: WorkingMemory) -> ContextView:
@@ -304,6 +317,7 @@ class TaskReader:
             leaving=tuple(api.leaving_context(self.folder, ctx, state, memory)),
             tool_tokens=ctx.tool_tokens,
             window_problem=ctx.window_problem,
+            health=api.context_health(ctx),
         )
 
     def saved_context(self, step: int) -> ContextView:
@@ -314,6 +328,11 @@ class TaskReader:
             budgets = folder.spec.limits.budgets()
             tokens: dict[str, int] = saved.get("sections") or {}
             tool_tokens = int(saved.get("tool_tokens") or 0)
+            compressions: dict[str, list[str]] = saved.get("compressions") or {}
+
+            def squeezed(name: str) -> tuple[str, ...]:  # what the section gave up to fit
+                return tuple(str(note) for note in compressions.get(name) or ())
+
             diff: tuple[DiffEntry, ...] = ()
             diff_error = None
             try:
@@ -324,7 +343,7 @@ class TaskReader:
                 step=step,
                 saved=True,
                 sections=tuple(
-                    SectionView(name, budgets.get(name, 0), int(count), "")
+                    SectionView(name, budgets.get(name, 0), int(count), "", squeezed(name))
                     for name, count in tokens.items()
                 ),
                 total_tokens=int(saved.get("total_tokens") or 0) + tool_tokens,

@@ -1,13 +1,22 @@
-"""CLI tests run the real command in a subprocess: exit codes, stdout JSON, stderr lines."""
+"""CLI tests run the real command: exit codes, stdout JSON, stderr lines. `cli` runs it in a
+subprocess; `cli_in_process` calls `forgetui.cli.main` with the same arguments, environment and
+working directory, for tests where a child process proves nothing more than the call (a
+`forgetui run` on a litellm model pays litellm's ~3 s import in every child)."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import json
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -28,17 +37,20 @@ class Result:
         return [json.loads(line) for line in self.out.splitlines() if line.strip()]
 
 
-@pytest.fixture
-def cli(tmp_path: Path) -> Any:
-    home = tmp_path / "home"
-    env = {
-        **os.environ,
+def cli_env(home: Path) -> dict[str, str]:
+    """What every CLI test's command runs with, besides the test's own environment."""
+    return {
         "FORGETUI_HOME": str(home),
         "NO_COLOR": "1",
         "COLUMNS": "160",
         # the samples run pytest as a check; this venv's plugins add ~3 s to each run
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Any:
+    env = {**os.environ, **cli_env(tmp_path / "home")}
 
     def run(
         *args: str | Path,
@@ -56,6 +68,89 @@ def cli(tmp_path: Path) -> Any:
             timeout=timeout,
         )
         return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    return run
+
+
+@contextlib.contextmanager
+def one_parser() -> Iterator[None]:
+    """`forgetui.cli.main` builds its parser once, not once a call. A build costs ~15 ms
+    (argparse asks gettext for every message): once a process for the real command, but once a
+    command for a test that runs hundreds in process."""
+    from forgetui import cli
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cli, "build_parser", functools.cache(cli.build_parser))
+        yield
+
+
+@contextlib.contextmanager
+def without_fsync() -> Iterator[None]:
+    """os.fsync does nothing, in this process: for in-process runs that prove what the engine
+    decides, not what survives a power cut (test_crash_resume's children keep it). A step costs
+    ~10 of them, each milliseconds on a busy disk."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "fsync", lambda _fd: None)
+        yield
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Fail a command that hangs, as the subprocess's timeout does (main thread only)."""
+
+    def hung(_signum: int, _frame: FrameType | None) -> None:
+        raise TimeoutError(f"the command still ran after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_main(args: Sequence[str | Path], stdin: str | None = None, timeout: float = 120) -> Result:
+    """`forgetui ARGS` in this process, in the environment and directory it has now: stdout and
+    stderr captured, stdin given, a fresh console (it reads NO_COLOR and COLUMNS when made)."""
+    from forgetui import render
+    from forgetui.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    consoles, real_stdin = list(render._CONSOLE), sys.stdin
+    render._CONSOLE.clear()
+    sys.stdin = io.StringIO(stdin or "")
+    try:
+        with (
+            _deadline(timeout),
+            one_parser(),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            code = main([str(arg) for arg in args])
+    finally:
+        render._CONSOLE[:] = consoles
+        sys.stdin = real_stdin
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture
+def cli_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """`cli`'s twin: the same call, run by `forgetui.cli.main` in this process."""
+    for name, value in cli_env(tmp_path / "home").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+
+    def run(
+        *args: str | Path,
+        stdin: str | None = None,
+        extra_env: dict[str, str] | None = None,
+        timeout: float = 120,
+    ) -> Result:
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in (extra_env or {}).items():
+                patch.setenv(name, value)
+            return run_main(args, stdin, timeout)
 
     return run
 

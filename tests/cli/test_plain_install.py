@@ -16,6 +16,7 @@ _EXTRA_MODULES = {
     "mypy": "mypy",
     "types-PyYAML": "yaml-stubs",
     "hatchling": "hatchling",
+    "pytest-xdist": "xdist",
 }
 
 SITECUSTOMIZE = """

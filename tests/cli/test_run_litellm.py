@@ -1,4 +1,7 @@
-"""`forgetui run` through litellm for real, against an OpenAI-compatible server on loopback."""
+"""`forgetui run` through litellm for real, against an OpenAI-compatible server on loopback.
+
+The first test runs the real command in a child process, end to end; the others call the CLI
+in this process (`cli_in_process`), so litellm is imported once, not once a command."""
 
 from __future__ import annotations
 
@@ -69,11 +72,11 @@ def test_hello_world_through_litellm_tool_calls(cli, tmp_path: Path, fake_openai
 
 
 def test_model_that_keeps_failing_escalates_instead_of_crashing(
-    cli, tmp_path: Path, fake_openai
+    cli_in_process, tmp_path: Path, fake_openai
 ) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
-    fake_openai.queue(error_reply(500), error_reply(500), error_reply(500))
-    result = cli(
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    fake_openai.queue(*[error_reply(500, retry_after="0")] * 3)  # no backoff to wait out
+    result = cli_in_process(
         "run", task, "--model", "openai/gpt-4o-mini", "--api-base", fake_openai.url, "--json"
     )
     assert result.code == 3, result.err
@@ -86,8 +89,8 @@ def test_model_that_keeps_failing_escalates_instead_of_crashing(
     assert "Traceback" not in result.err
 
 
-def test_human_model_on_stdin(cli, tmp_path: Path) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+def test_human_model_on_stdin(cli_in_process, tmp_path: Path) -> None:
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     typed = (
         "\n".join(
             [
@@ -97,13 +100,13 @@ def test_human_model_on_stdin(cli, tmp_path: Path) -> None:
         )
         + "\n"
     )
-    result = cli("run", task, "--model", "human", "--json", stdin=typed)
+    result = cli_in_process("run", task, "--model", "human", "--json", stdin=typed)
     assert result.code == 0, result.err
     assert [s["action"] for s in result.json_lines()[:-1]] == ["write_file", "complete"]
 
 
-def _run_litellm(cli, task: Path, fake_openai, *flags: str):
-    return cli(
+def _run_litellm(cli_in_process, task: Path, fake_openai, *flags: str):
+    return cli_in_process(
         "run",
         task,
         "--model",
@@ -117,42 +120,42 @@ def _run_litellm(cli, task: Path, fake_openai, *flags: str):
     )
 
 
-def test_every_request_is_bounded_by_default(cli, tmp_path: Path, fake_openai) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+def test_every_request_is_bounded_by_default(cli_in_process, tmp_path: Path, fake_openai) -> None:
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     fake_openai.queue(tool_call_reply(("read_file", {"path": "test_hello.py"})))
-    result = _run_litellm(cli, task, fake_openai)
+    result = _run_litellm(cli_in_process, task, fake_openai)
     assert result.code == 0, result.err
     [body] = fake_openai.requests
     assert (body["max_tokens"], body["temperature"]) == (1024, 0)
-    [entry] = [e for e in cli("log", task, "--json").json_lines() if "action" in e]
+    [entry] = [e for e in cli_in_process("log", task, "--json").json_lines() if "action" in e]
     assert entry["action"] == "read_file"
 
 
 def test_flags_win_over_task_yaml_which_wins_over_defaults(
-    cli, tmp_path: Path, fake_openai
+    cli_in_process, tmp_path: Path, fake_openai
 ) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     spec = yaml.safe_load((task / "task.yaml").read_text())
     spec["model_options"] = {"max_output_tokens": 256, "temperature": 0.3}
     (task / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
-    cli("accept-task-change", task)
+    cli_in_process("accept-task-change", task)
     fake_openai.queue(
         tool_call_reply(("read_file", {"path": "test_hello.py"})),
         tool_call_reply(("list_dir", {"path": "."})),
     )
-    assert _run_litellm(cli, task, fake_openai).code == 0
-    assert _run_litellm(cli, task, fake_openai, "--max-output-tokens", "64").code == 0
+    assert _run_litellm(cli_in_process, task, fake_openai).code == 0
+    assert _run_litellm(cli_in_process, task, fake_openai, "--max-output-tokens", "64").code == 0
     from_task, from_flag = fake_openai.requests
     assert (from_task["max_tokens"], from_task["temperature"]) == (256, 0.3)
     assert (from_flag["max_tokens"], from_flag["temperature"]) == (64, 0.3)
 
 
 def test_a_timeout_is_tried_once_and_the_escalation_says_so(
-    cli, tmp_path: Path, fake_openai
+    cli_in_process, tmp_path: Path, fake_openai
 ) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     fake_openai.queue(slow_reply(30), tool_call_reply(("list_dir", {"path": "."})))
-    result = _run_litellm(cli, task, fake_openai, "--timeout", "0.5")
+    result = _run_litellm(cli_in_process, task, fake_openai, "--timeout", "0.5")
     assert result.code == 3, result.err
     assert len(fake_openai.requests) == 1 and fake_openai.pending == 1
     step, final = result.json_lines()
@@ -175,53 +178,59 @@ def test_a_timeout_is_tried_once_and_the_escalation_says_so(
     ],
 )
 def test_bad_bounds_are_one_line_and_exit_2(
-    cli, tmp_path: Path, fake_openai, flags: tuple[str, str], message: str
+    cli_in_process, tmp_path: Path, fake_openai, flags: tuple[str, str], message: str
 ) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
-    result = _run_litellm(cli, task, fake_openai, *flags)
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    result = _run_litellm(cli_in_process, task, fake_openai, *flags)
     assert result.code == 2
     assert result.err == f"forgetui: forgetui run: {message}\n"
     assert fake_openai.requests == []
 
 
-def test_a_bad_model_option_in_task_yaml_names_the_field(cli, tmp_path: Path) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+def test_a_bad_model_option_in_task_yaml_names_the_field(cli_in_process, tmp_path: Path) -> None:
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     spec = yaml.safe_load((task / "task.yaml").read_text())
     spec["model_options"] = {"max_output_tokens": 1024, "temprature": 0.5}
     (task / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
-    result = cli("status", task)
+    result = cli_in_process("status", task)
     assert result.code == 2
     assert "task.yaml" in result.err and "model_options.temprature" in result.err
     assert len(result.err.strip().splitlines()) == 1
 
 
-def test_api_base_without_a_key_sends_a_placeholder(cli, tmp_path: Path, fake_openai) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+def test_api_base_without_a_key_sends_a_placeholder(
+    cli_in_process, tmp_path: Path, fake_openai
+) -> None:
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     fake_openai.queue(tool_call_reply(("read_file", {"path": "test_hello.py"})))
-    result = _run_litellm(cli, task, fake_openai)
+    result = _run_litellm(cli_in_process, task, fake_openai)
     assert result.code == 0, result.err
     assert fake_openai.authorizations == ["Bearer not-needed"]
-    [entry] = [e for e in cli("log", task, "--json").json_lines() if "action" in e]
+    [entry] = [e for e in cli_in_process("log", task, "--json").json_lines() if "action" in e]
     assert entry["action"] == "read_file"
 
 
-def test_a_missing_key_without_api_base_exits_2_before_any_call(cli, tmp_path: Path) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
-    result = cli("run", task, "--model", "openai/gpt-4o-mini", "--json")
+def test_a_missing_key_without_api_base_exits_2_before_any_call(
+    cli_in_process, tmp_path: Path
+) -> None:
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    result = cli_in_process("run", task, "--model", "openai/gpt-4o-mini", "--json")
     assert (result.code, result.out, result.err) == (2, "", NO_KEY)
-    status = cli("status", task, "--json").json()
+    status = cli_in_process("status", task, "--json").json()
     assert status["step"] == 0
-    assert [e for e in cli("log", task, "--json").json_lines() if "action" in e] == []
+    assert [e for e in cli_in_process("log", task, "--json").json_lines() if "action" in e] == []
 
 
-def test_system_role_merge_flag_sends_one_user_message(cli, tmp_path: Path, fake_openai) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
+def test_system_role_merge_flag_sends_one_user_message(
+    cli_in_process, tmp_path: Path, fake_openai
+) -> None:
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     fake_openai.queue(
         tool_call_reply(("read_file", {"path": "test_hello.py"})),
         tool_call_reply(("list_dir", {"path": "."})),
     )
-    assert _run_litellm(cli, task, fake_openai).code == 0
-    assert _run_litellm(cli, task, fake_openai, "--system-role", "merge").code == 0
+    assert _run_litellm(cli_in_process, task, fake_openai).code == 0
+    assert _run_litellm(cli_in_process, task, fake_openai, "--system-role", "merge").code == 0
     two, one = fake_openai.requests
     assert [m["role"] for m in two["messages"]] == ["system", "user"]
     [merged] = one["messages"]
@@ -234,9 +243,11 @@ def test_system_role_merge_flag_sends_one_user_message(cli, tmp_path: Path, fake
     assert merged["content"] == f"<system>\n{system.strip()}\n</system>\n\n{user}"
 
 
-def test_a_bad_system_role_is_one_line_and_exit_2(cli, tmp_path: Path, fake_openai) -> None:
-    task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
-    result = _run_litellm(cli, task, fake_openai, "--system-role", "user")
+def test_a_bad_system_role_is_one_line_and_exit_2(
+    cli_in_process, tmp_path: Path, fake_openai
+) -> None:
+    task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
+    result = _run_litellm(cli_in_process, task, fake_openai, "--system-role", "user")
     assert result.code == 2
     assert len(result.err.strip().splitlines()) == 1 and "--system-role" in result.err
     assert fake_openai.requests == []

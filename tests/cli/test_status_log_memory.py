@@ -13,7 +13,7 @@ def test_status_json_shape(cli, hand_task: Path) -> None:
     info = result.json()
     assert set(info) == {
         "task_id", "status", "phase", "step", "verification", "pending_escalation",
-        "task_changed", "sandbox", "prompt_tokens",
+        "task_changed", "sandbox", "prompt_tokens", "health",
     }  # fmt: skip
     assert info["sandbox"] in ("bwrap", "allow-list")
     assert info["task_id"] == "fix-help" and info["step"] == 8 and info["status"] == "ready"

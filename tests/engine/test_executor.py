@@ -331,6 +331,34 @@ def test_interrupted_intent_escalates_then_reruns_without_a_model_call(tmp_path:
     assert (folder.workspace / "out.txt").read_text() == "x\n"
 
 
+def test_a_write_killed_mid_file_leaves_no_temporary_in_the_workspace(tmp_path: Path) -> None:
+    """safe_write writes `.forgetui-<hex>.tmp` beside the target, then renames it: a kill in
+    between leaves it, and the recovery on the next open removes it (only that name)."""
+    from forgetui.engine.clock import now_iso
+    from forgetui.engine.records import IntentRecord
+
+    folder = make_task(tmp_path, [act("write_file", path="pkg/out.txt", content="x\n")])
+    (folder.workspace / "pkg").mkdir()
+    left = folder.workspace / "pkg" / ".forgetui-0123456789abcdef.tmp"
+    left.write_text("half a fi")
+    users = folder.workspace / "pkg" / ".forgetui-notes.tmp"  # not safe_write's name
+    users.write_text("mine")
+    with folder.lock:  # the crash: the intent of step 1 is all that was recorded
+        folder.log.append(
+            IntentRecord(
+                step=1,
+                at=now_iso(),
+                action="write_file",
+                args={"path": "pkg/out.txt", "content": "x\n"},
+                model="replay",
+            )
+        )
+    with Executor(folder, replay(folder)) as ex:
+        assert any("interrupted" in n for n in ex.notices)
+    assert not left.exists()
+    assert users.read_text() == "mine"
+
+
 def test_result_lost_after_state_save_is_restored_not_rerun(tmp_path: Path) -> None:
     folder = make_task(tmp_path, [act("note", text="a"), act("note", text="b")])
     _run(folder, 2)

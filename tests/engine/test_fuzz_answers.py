@@ -25,6 +25,7 @@ from forgetui.engine.catalog import ACTIONS, actions_of
 from forgetui.engine.executor import Executor
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, validate_object
 from forgetui.engine.records import IntentRecord, ResultRecord
+from tests.cli.conftest import without_fsync
 from tests.engine.helpers import act, make_task, replay
 
 RAN: Counter[str] = Counter()
@@ -38,6 +39,13 @@ def _fuzz(examples: int) -> settings:
         derandomize=not os.environ.get("FORGETUI_FUZZ_RANDOM"),
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_fsync() -> Iterator[None]:
+    """What a step makes of an answer is proven here, not what survives a power cut."""
+    with without_fsync():
+        yield
 
 
 @pytest.fixture(scope="module", autouse=True)

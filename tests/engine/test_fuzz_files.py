@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 
 from forgetui.cli import main
 from forgetui.engine.errors import EXIT_BAD_INPUT, EXIT_ESCALATED, EXIT_FAILED, EXIT_OK
+from tests.cli.conftest import one_parser, without_fsync
 
 FILES = ("task.yaml", "state.yaml", "working_memory.yaml", "actions.yaml")
 COMMANDS: tuple[tuple[str, ...], ...] = (
@@ -66,7 +67,7 @@ FUZZ = settings(
 def templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """hello_world as `init` lays it out (an empty log), and after its first step."""
     base = tmp_path_factory.mktemp("fuzz-files")
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, without_fsync(), one_parser():
         patch.setenv("FORGETUI_HOME", str(base / "home"))
         patch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
         found: dict[str, Path] = {}

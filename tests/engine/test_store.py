@@ -67,7 +67,8 @@ def test_create_writes_the_folder_of_section_3(workspace: Path) -> None:
     assert folder.workspace == workspace.resolve()
     names = sorted(p.relative_to(folder.path).as_posix() for p in folder.path.rglob("*"))
     assert names == [
-        "actions.yaml", "artifacts", "artifacts/contexts", "artifacts/inputs",
+        "actions.yaml", "artifacts", "artifacts/checkpoints",
+        "artifacts/checkpoints/step-000000.yaml", "artifacts/contexts", "artifacts/inputs",
         "artifacts/outputs", "artifacts/snapshots", "artifacts/task.accepted.yaml",
         "state.yaml", "task.yaml", "working_memory.yaml",
     ]  # fmt: skip

@@ -19,6 +19,14 @@ from tests.local_model.llama_server import (
 )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """On several workers (`make test` runs `-n 2 --dist loadgroup`) these tests share one
+    worker, so the model is loaded into one server, once."""
+    for item in items:
+        if item.get_closest_marker("local_model") is not None:
+            item.add_marker(pytest.mark.xdist_group("local_model"))
+
+
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from forgetui.engine.context.current_state import CurrentState
+from forgetui.engine.context.current_state import CurrentState, drop_strategy
 from forgetui.engine.context.inputs import (
     TOKENIZER_MARGIN,
     CompiledContext,
@@ -33,6 +33,7 @@ from forgetui.engine.context.sections import (
     tool_schema_text,
     verification_variants,
 )
+from forgetui.engine.memory import Exclusion, WorkingMemory, visible_items
 from forgetui.engine.task import SECTION_NAMES
 from forgetui.engine.tokens import counter_for
 
@@ -126,6 +127,35 @@ def compile_context(inputs: ContextInputs) -> CompiledContext:
         window=window,
         window_problem=problem,
     )
+
+
+def step_exclusions(
+    ctx: CompiledContext, memory: WorkingMemory, departed: Sequence[Exclusion]
+) -> list[Exclusion]:
+    """Every memory item out of this context and why, as its file and intent record keep it:
+    the departures since the last saved context (`departed`, state.yaml's) whose item this
+    context does not show again, then the items memory holds that the compiler left out of
+    current_state, with the squeeze that did (`memory`: as the step holds it, expired items
+    gone). One entry per item: a budget drop is the reason it is out now."""
+    shown = set(ctx.memory_refs)
+    section = ctx.section("current_state")
+    dropped = [
+        Exclusion(
+            ref=item.ref,
+            reason="dropped for budget",
+            since_step=ctx.step,
+            strategy=drop_strategy(section, item.pinned),
+        )
+        for item in visible_items(memory, ctx.step)
+        if item.ref not in shown
+    ]
+    out = shown | {exclusion.ref for exclusion in dropped}
+    return [*(e for e in departed if e.ref not in out), *dropped]
+
+
+def compressions_of(ctx: CompiledContext) -> dict[str, list[str]]:
+    """Section name -> what was squeezed to fit its budget, for the sections that were."""
+    return {s.name: list(s.compressions) for s in ctx.sections if s.compressions}
 
 
 def window_problem(window: WindowCap, tool_tokens: int, room: int, over: Sequence[str]) -> str:

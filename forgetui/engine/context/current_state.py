@@ -20,6 +20,7 @@ from forgetui.engine.tokens import TokenCounter
 MIN_EXCERPT_TOKENS = 160  # a file excerpt smaller than this is not worth keeping over others
 EXCERPT_QUANTUM = 32  # excerpt budgets are rounded down to this, so a preview rebuilt after a
 # small change elsewhere finds the same excerpt (and its count) in the cache
+FILE_CONTENT = "file content: "  # the label of the table's first step
 
 
 class CurrentState:
@@ -116,7 +117,7 @@ class CurrentState:
             kept = "first and last lines"
             if any(part.focus for part in self.elastic):
                 kept += " (around each violation where one is known)"
-            labels = (f"file content: {kept} kept", *labels)
+            labels = (f"{FILE_CONTENT}{kept} kept", *labels)
         self.memory_refs = refs
         return Section("current_state", budget, "".join(texts), tokens, labels), need
 
@@ -190,6 +191,24 @@ class CurrentState:
                 return text
             body -= tokens - allotment
         return None
+
+
+def drop_strategy(section: Section, pinned: bool = False) -> str:
+    """Which squeeze of current_state left memory items out, in a user's words: its budget and
+    the steps of the table tried before items were dropped (the section's labels up to the
+    drop, in the order they were applied)."""
+    head = f"current_state over its {section.budget:,}-token budget"
+    if pinned:
+        return f"{head}: pinned items omitted after every unpinned one (the step must not go out)"
+    before: list[str] = []
+    for label in section.compressions:
+        if label.endswith(" omitted"):
+            break
+        if label.startswith(FILE_CONTENT):  # "first and last lines of file content kept"
+            label = label.removeprefix(FILE_CONTENT).replace(" kept", " of file content kept", 1)
+        before.append(label)
+    tried = f", after {', '.join(before)}" if before else ""
+    return f"{head}: oldest unpinned items dropped first{tried}"
 
 
 def _water_fill(room: int, fulls: Sequence[int], floors: Sequence[int]) -> list[int]:

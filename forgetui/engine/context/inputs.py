@@ -4,7 +4,7 @@ send through it, so what the operator sees is what the model gets)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ from typing import Any
 from forgetui.engine.memory import WorkingMemory
 from forgetui.engine.model_options import DEFAULT_MAX_OUTPUT_TOKENS, ModelOptions
 from forgetui.engine.records import ResultRecord
-from forgetui.engine.state import TaskState
+from forgetui.engine.state import TaskState, superseded_steps
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.task import TaskSpec
 
@@ -139,12 +139,19 @@ def effective_phase(folder: TaskFolder, state: TaskState) -> str:
     return state.phase
 
 
-def agent_results(folder: TaskFolder, n: int) -> list[ResultRecord]:
+def agent_results(
+    folder: TaskFolder, n: int, superseded: Collection[int] = frozenset()
+) -> list[ResultRecord]:
     """The last n results of the agent's own actions, oldest first: a failed model call
-    (`transport`) is the operator's, and showing it to the model only costs tokens."""
+    (`transport`) is the operator's, and showing it to the model only costs tokens; the steps
+    of a branch a rewind superseded (`superseded`) are history the agent never sees again."""
     found: list[ResultRecord] = []
     for record in folder.log.iter_backwards(("result",)):
-        if isinstance(record, ResultRecord) and not record.transport:
+        if (
+            isinstance(record, ResultRecord)
+            and not record.transport
+            and record.step not in superseded
+        ):
             found.append(record)
             if len(found) == n:
                 break
@@ -197,7 +204,7 @@ def context_inputs(
         spec=folder.spec,
         state=state,
         memory=memory or folder.load_memory(),
-        recent=agent_results(folder, RECENT_RESULTS),
+        recent=agent_results(folder, RECENT_RESULTS, superseded_steps(state.rewinds)),
         workspace=folder.workspace,
         model=model,
         fit=fit or planned_fit(model, folder.spec.model_options),

@@ -1,5 +1,6 @@
 """The action log detail modal: the full record, the model's raw response for its step, and the
-context exactly as sent."""
+context exactly as sent, headed by the memory items it left out and why and what its sections
+gave up to fit."""
 
 from __future__ import annotations
 
@@ -44,6 +45,12 @@ class RecordDetailScreen(ModalScreen[None]):
                 with TabPane("Context as sent", id="tab-context"), VerticalScroll():
                     if self.detail.context_note:
                         yield Static(self.detail.context_note, markup=False)
+                    if self.detail.context_left:
+                        yield Label("left out of this context", classes="dialog-heading")
+                        yield Static("\n".join(self.detail.context_left), markup=False)
+                    if self.detail.context_squeezed:
+                        yield Label("compressed to fit", classes="dialog-heading")
+                        yield Static("\n".join(self.detail.context_squeezed), markup=False)
                     for role, content in self.detail.context_messages:
                         yield Label(f"{role} message", classes="dialog-heading")
                         yield Static(content, markup=False, classes="record-message")

@@ -97,8 +97,10 @@ class LogView(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "log--cursor", "log--success", "log--failure", "log--warning", "log--muted",
-        "log--operator", "log--placeholder", "log--blank",
+        "log--operator", "log--placeholder", "log--blank", "log--superseded",
     }  # fmt: skip
+    # a branch a rewind left behind: readable, selectable, but plainly not the live run
+    DEFAULT_CSS = "LogView > .log--superseded { color: $text-disabled; text-style: italic; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor(-1)", "up", show=False),
         Binding("down", "cursor(1)", "down", show=False),
@@ -129,6 +131,7 @@ class LogView(ScrollView, can_focus=True):
         self._rest_waiting = False  # the cursor rests on a row not loaded yet
         self._asked: tuple[int, int] | None = None
         self._styles: dict[str, Style] = {}  # per component, until the CSS or focus changes
+        self._rewinds: set[int] = set()  # rows of rewinds seen: a new one re-reads the rows
 
     # -- data ---------------------------------------------------------------------------------
 
@@ -136,7 +139,10 @@ class LogView(ScrollView, can_focus=True):
         """A load's view of the log: its record count and newest rows (the last row's index
         gives the number of rows). Keeps following the newest row, and the filter current."""
         count = tail[-1].index + 1 if tail else 0
-        if count < self.count:  # replaced or cut: what is held no longer holds
+        rewinds = {r.index for r in tail if r.action == "operator:rewind"} - self._rewinds
+        self._rewinds |= rewinds
+        if count < self.count or rewinds:
+            # replaced or cut, or a rewind marked rows held without the mark: they go
             self.rows.clear()
             if self.filter is not None:
                 self._search(0)
@@ -367,6 +373,8 @@ class LogView(ScrollView, can_focus=True):
                 text = fit(f"{line + 1:>6} …", width)
                 return Strip([Segment(text, self._style("log--placeholder"))], width)
             cells, component = row_cells(row), RESULT_CLASSES.get(row.result, "log--muted")
+            if row.superseded:
+                component = "log--superseded"
         style = self._style(component)
         if line == self.cursor:
             style += self._style("log--cursor")

@@ -1,7 +1,8 @@
 """The compiled-context pane: a meter per section (tokens against budget, coloured by how full),
 each expandable to its exact text; the next step's preview, with what the next step takes out of
 it, or the context as sent at step N, with a diff against step N-1 saying why each memory item
-entered or left. Both say why in the engine's words, so a preview's "pushed out" is the diff's."""
+entered or left (with the rule or the budget squeeze behind a departure) and what each section
+gave up to fit. Both say why in the engine's words, so a preview's "pushed out" is the diff's."""
 
 from __future__ import annotations
 
@@ -217,18 +218,29 @@ class ContextPane(VerticalScroll):
 
     @staticmethod
     def _diff_content(view: ContextView) -> Content:
+        """What entered, changed or left memory since step N-1 and why (a departure with the
+        rule or the squeeze behind it), then what each section gave up to fit its budget."""
         head = fmt("[b]changes since step $step[/]", step=view.step - 1)
+        squeezed = [
+            fmt(" [$warning]⇣[/] $name  [$text-muted]compressed: $notes[/]", name=section.name,
+                notes="; ".join(section.compressions))
+            for section in view.sections
+            if section.compressions
+        ]  # fmt: skip
         if view.diff_error:
-            return lines([head, fmt(" [$error]$error[/]", error=view.diff_error)])
+            return lines([head, fmt(" [$error]$error[/]", error=view.diff_error), *squeezed])
         if not view.diff:
-            return lines([head, fmt(" [$text-muted](working memory shown unchanged)[/]")])
+            unchanged = fmt(" [$text-muted](working memory shown unchanged)[/]")
+            return lines([head, unchanged, *squeezed])
         return lines(
             [head]
             + [
-                fmt(f" {DIFF_MARKS[entry.change]} $ref  [$text-muted]$change ($reason)[/]",
-                    ref=entry.ref, change=entry.change, reason=entry.reason)
+                fmt(f" {DIFF_MARKS[entry.change]} $ref  [$text-muted]$change ($reason)$why[/]",
+                    ref=entry.ref, change=entry.change, reason=entry.reason,
+                    why=f" · {entry.detail}" if entry.detail else "")
                 for entry in view.diff
             ]
+            + squeezed
         )  # fmt: skip
 
     @staticmethod

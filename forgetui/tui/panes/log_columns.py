@@ -72,12 +72,14 @@ def took(ms: float | None) -> str:
 
 
 def row_cells(row: LogRow) -> list[str]:
+    """A row's cells; a superseded step says so before its summary (the dimming is colour,
+    and not every terminal shows colour)."""
     return [
         str(row.step),
         row.action,
         row.target,
         row.result,
-        row.summary,
+        f"superseded: {row.summary}" if row.superseded else row.summary,
         f"{row.tokens:,}" if row.tokens else "",
         f"${row.cost:.4f}" if row.cost else "",
         took(row.ms),

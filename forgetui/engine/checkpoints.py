@@ -1,0 +1,90 @@
+"""artifacts/checkpoints/step-000007.yaml: state.yaml and working_memory.yaml as they stood at
+the end of a step, so a rewind can go back to it (rewind.py). Checkpoint 0 is the task as laid
+out.
+
+Written at every step, so it must cost next to nothing. The file is one JSON object (a YAML
+flow mapping, so any YAML reader takes it): JSON dumps it in ~0.05 ms where YAML block style
+takes ~1 ms, and it is read back with json too (a YAML 1.1 reader takes `1e-05` for a string).
+It is replaced atomically but not fsynced: the step writes it just before state.yaml, whose
+fsync commits it on a journalling file system, and an fsync of its own cost 0.6 ms p50 and
+6 ms p95 on a busy disk here. A checkpoint a power cut loses makes that one step one a rewind
+cannot go back to, said in one line; the files that decide the task are durable."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from forgetui.engine.errors import ForgeError, StateFileError
+from forgetui.engine.memory import WorkingMemory
+from forgetui.engine.state import TaskState
+from forgetui.engine.yamlio import parse_yaml, read_text, validate_data
+
+CHECKPOINTS_DIR = "checkpoints"  # under artifacts/
+
+
+class Checkpoint(BaseModel):
+    """The task at the end of step `step`: what a rewind to it restores."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: int = Field(ge=0)
+    state: TaskState
+    memory: WorkingMemory
+
+
+class NoCheckpoint(ForgeError):
+    """The step has no checkpoint: the task predates checkpoints, or the step was never the
+    end of a recorded step."""
+
+    title = "no checkpoint"
+
+
+def checkpoint_path(directory: Path, step: int) -> Path:
+    return directory / f"step-{step:06d}.yaml"
+
+
+def write_checkpoint(directory: Path, step: int, state: TaskState, memory: WorkingMemory) -> None:
+    """Keep `state` and `memory` as step `step`'s checkpoint: a temporary file renamed into
+    place (never half a file under the name), not fsynced (see above)."""
+    data: dict[str, Any] = {
+        "step": step,
+        "state": state.model_dump(mode="json", exclude_none=True),
+        "memory": memory.model_dump(mode="json", exclude_none=True),
+    }
+    path = checkpoint_path(directory, step)
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(data, ensure_ascii=False) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_checkpoint(directory: Path, step: int, task: str) -> Checkpoint:
+    """Step `step`'s checkpoint, validated; NoCheckpoint (one line) if there is none, a
+    StateFileError naming the file if it does not read."""
+    path = checkpoint_path(directory, step)
+    try:
+        text = read_text(path)
+    except FileNotFoundError:
+        raise NoCheckpoint(
+            f"task {task}: step {step} has no checkpoint ({path.name} in {directory}): the "
+            "task was run before checkpoints were kept, so it cannot go back to that step"
+        ) from None
+    try:
+        data = json.loads(text)
+    except ValueError:  # written by hand as YAML, or damaged: the YAML reader names the line
+        data = parse_yaml(text, path)
+    checkpoint = validate_data(data, Checkpoint, path, text)
+    if checkpoint.step != step:
+        raise StateFileError(path, f"holds step {checkpoint.step}, not {step}", field="step")
+    return checkpoint
