@@ -106,13 +106,16 @@ def print_log(entries: Iterable[dict[str, Any]]) -> None:
                 str(entry["step"]), f"operator:{entry['operator']}", "", str(detail), "", ""
             )
             continue
+        superseded = bool(entry.get("superseded"))  # a branch a rewind left behind
+        summary = entry.get("summary") or ""
         grid.add_row(
             str(entry["step"]),
             entry.get("action") or "",
             entry.get("result") or "",
-            entry.get("summary") or "",
+            f"superseded: {summary}" if superseded else summary,
             str(entry.get("context_tokens") or ""),
             f"{entry.get('cost') or 0:.4f}",
+            style="dim" if superseded else None,
         )
     console().print(grid)
 

@@ -19,7 +19,7 @@ from forgetui.engine.answers import TAKEOVER_FORMS, check_answer, modify_answer,
 from forgetui.engine.catalog import PHASES, actions_of
 from forgetui.engine.context import CompiledContext, compile_context, context_inputs
 from forgetui.engine.context.inputs import planned_fit
-from forgetui.engine.diff import DiffEntry, context_diff
+from forgetui.engine.diff import DiffEntry, context_diff, previous_on_branch
 from forgetui.engine.errors import EXIT_OK, ForgeError, first_error
 from forgetui.engine.health import ContextHealth, context_health, saved_health
 from forgetui.engine.inbox import InboxEntry, escalation_inbox, find_entry, promote_answer
@@ -235,6 +235,7 @@ __all__ = [
     "pin",
     "plan_rewind",
     "preview_context",
+    "previous_on_branch",
     "promote_answer",
     "record_detail",
     "recorded_answer",
@@ -402,6 +403,9 @@ def task_change(folder: TaskFolder, state: TaskState | None = None) -> TaskChang
     return pending_change(folder.path, state or folder.load_state())
 
 
+HEALTH_LOOKBACK = 50  # steps without a saved context `status` looks past for the last one
+
+
 def task_health(
     folder: TaskFolder,
     state: TaskState | None = None,
@@ -419,9 +423,12 @@ def task_health(
         except ForgeError:
             pass  # a memory item that no longer reads: the last context sent still tells
     superseded = superseded_steps(state.rewinds)
-    step = state.step
+    step, looked = state.step, 0
     while step > 0 and (step in superseded or not folder.context_path(step).is_file()):
         step -= 1  # a step that escalated before its call sent nothing; a branch left behind
+        looked += 0 if step in superseded else 1
+        if looked > HEALTH_LOOKBACK:  # status stays fast on a log with no contexts
+            return None
     if step == 0:
         return None
     limits = folder.spec.limits

@@ -63,7 +63,7 @@ def context_diff(folder: TaskFolder, step: int) -> list[DiffEntry]:
     current = _refs(saved)
     # recorded where each departure happened: no guessing (an older context has none)
     recorded = {exclusion.ref: exclusion for exclusion in saved_exclusions(saved) or ()}
-    previous = saved_memory_refs(folder, step - 1) or []
+    previous = saved_memory_refs(folder, previous_on_branch(folder, step)) or []
     between = _records_of_step(folder, step - 1)
     ops: dict[str, list[str]] = {}
     loaded: set[str] = set()
@@ -90,6 +90,20 @@ def context_diff(folder: TaskFolder, step: int) -> list[DiffEntry]:
             entries.append(DiffEntry(ref, "left", _left_reason(folder, ref, step, ops)))
     entries.sort(key=lambda entry: _ORDER[entry.change])
     return entries
+
+
+def previous_on_branch(folder: TaskFolder, step: int) -> int:
+    """The step whose context `step`'s followed: step-1, unless step-1 ended a branch a rewind
+    left behind that `step` is not on (then the step rewound to, through any chain of them)."""
+    try:
+        rewinds = folder.load_state().rewinds
+    except ForgeError:  # the diff still reads when state.yaml does not
+        return step - 1
+    previous = step - 1
+    for mark in reversed(rewinds):
+        if mark.last == previous and not mark.first <= step <= mark.last:
+            previous = mark.to
+    return previous
 
 
 def _is_loaded_item(ref: str) -> bool:

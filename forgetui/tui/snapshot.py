@@ -77,6 +77,7 @@ class ContextView:
     tool_tokens: int = 0  # tool schemas sent with the request: in the total, in no section
     window_problem: str | None = None  # the model's window leaves too little: the step escalates
     health: api.ContextHealth | None = None  # the preview against its cap and budgets
+    diff_since: int | None = None  # the step the diff compares with (a rewind skips a branch)
 
     @property
     def title(self) -> str:
@@ -352,6 +353,7 @@ class TaskReader:
                 diff=diff,
                 diff_error=diff_error,
                 tool_tokens=tool_tokens,
+                diff_since=api.previous_on_branch(folder, step),
             )
 
     def saved_steps(self) -> list[int]:

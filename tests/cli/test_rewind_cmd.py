@@ -68,6 +68,8 @@ def test_rewind_says_what_it_did(cli: Any, task: Path) -> None:
         "status paused"  # fmt: skip
     assert "  removed   hello.py" in lines
     assert lines[-1] == f"next: forgetui run {task}"
+    log = cli("log", task).out  # the branch left behind reads as such in the plain log too
+    assert log.count("superseded:") == 5 and "operator:rewind" in log
 
 
 def test_a_hand_edit_is_listed_and_nothing_changes_until_force(cli: Any, task: Path) -> None:

@@ -125,6 +125,15 @@ def test_superseded_branch_survives_a_reopen_and_never_reaches_the_agent(tmp_pat
     assert reopened.load_state().step == 7
     context = reopened.load_saved_context(7)["messages"][1]["content"]
     assert "step 6:" not in context and "step 2:" in context
+    # the diff of step 7 is against the context it followed, step 2's (not step 6's)
+    assert api.previous_on_branch(reopened, 7) == 2
+    assert api.previous_on_branch(reopened, 6) == 5  # inside the branch, its own order
+    step_2 = set(reopened.load_saved_context(2)["memory_refs"])
+    step_7 = set(reopened.load_saved_context(7)["memory_refs"])
+    diff = {(entry.ref, entry.change) for entry in api.context_diff(reopened, 7)}
+    assert diff == {(ref, "entered") for ref in step_7 - step_2} | {
+        (ref, "left") for ref in step_2 - step_7
+    }
 
 
 def test_rewind_to_0_is_the_fresh_start(tmp_path: Path) -> None:

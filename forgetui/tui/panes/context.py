@@ -220,7 +220,8 @@ class ContextPane(VerticalScroll):
     def _diff_content(view: ContextView) -> Content:
         """What entered, changed or left memory since step N-1 and why (a departure with the
         rule or the squeeze behind it), then what each section gave up to fit its budget."""
-        head = fmt("[b]changes since step $step[/]", step=view.step - 1)
+        since = view.step - 1 if view.diff_since is None else view.diff_since
+        head = fmt("[b]changes since step $step[/]", step=since)
         squeezed = [
             fmt(" [$warning]⇣[/] $name  [$text-muted]compressed: $notes[/]", name=section.name,
                 notes="; ".join(section.compressions))
