@@ -156,12 +156,11 @@ class RerunScreen(ModalScreen[None]):
     @on(RecordedLoaded)
     async def show_recorded(self, message: RecordedLoaded) -> None:
         recorded = self.recorded = message.recorded
-        column = self.query_one("#rerun-recorded", Vertical)
-        column.border_title = f"recorded ({recorded.model or 'model'})"
-        facts = answer_facts(recorded.action, recorded.args, recorded.outcome(), recorded.usage())
-        column.query_one(".rerun-facts", Static).update(facts)
-        raw = recorded.raw_response or "(no answer text recorded)"
-        column.query_one(".rerun-answer", Static).update(Content(raw))
+        self._fill(
+            "#rerun-recorded", f"recorded ({recorded.model or 'model'})",
+            answer_facts(recorded.action, recorded.args, recorded.outcome(), recorded.usage()),
+            recorded.raw_response or "(no answer text recorded)",
+        )  # fmt: skip
         self.query_one("#rerun-verdict", Static).update(Content("which model?"))
         await self._prompt(
             f"Re-run step {self.step} with which model?",
@@ -172,6 +171,13 @@ class RerunScreen(ModalScreen[None]):
             "rerun-model-prompt",
             self._model_typed,
         )
+
+    def _fill(self, column_id: str, title: str, facts: Content, raw: str) -> None:
+        """One side of the comparison: its title, the parsed action's facts, the raw answer."""
+        column = self.query_one(column_id, Vertical)
+        column.border_title = title
+        column.query_one(".rerun-facts", Static).update(facts)
+        column.query_one(".rerun-answer", Static).update(Content(raw))
 
     def _model_typed(self, model: str | None) -> None:
         if model is None or not model.strip():
@@ -197,12 +203,11 @@ class RerunScreen(ModalScreen[None]):
     def show_new(self, message: RerunAnswered) -> None:
         rerun = self.rerun = message.rerun
         new = rerun.new
-        column = self.query_one("#rerun-new", Vertical)
-        column.border_title = f"new ({new.model})"
-        facts = answer_facts(new.action, new.args, new.outcome(), new.usage())
-        column.query_one(".rerun-facts", Static).update(facts)
-        raw = new.raw_response or "(no answer)"
-        column.query_one(".rerun-answer", Static).update(Content(raw))
+        self._fill(
+            "#rerun-new", f"new ({new.model})",
+            answer_facts(new.action, new.args, new.outcome(), new.usage()),
+            new.raw_response or "(no answer)",
+        )  # fmt: skip
         colour = "$success" if rerun.same_action else "$error" if new.call_failed else "$warning"
         self.query_one("#rerun-verdict", Static).update(
             fmt(
@@ -214,7 +219,7 @@ class RerunScreen(ModalScreen[None]):
         )
         why_not = rerun.not_adoptable
         self._status(f"nothing to adopt: {why_not}" if why_not else "")
-        column.query_one(".rerun-raw").focus()
+        self.query_one("#rerun-new", Vertical).query_one(".rerun-raw").focus()
 
     @on(RerunFailed)
     def show_failure(self, message: RerunFailed) -> None:
