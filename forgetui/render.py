@@ -149,6 +149,8 @@ def print_inbox(entries: list[InboxEntry], task: str) -> None:
         grid.add_column(column)
     for entry in entries:
         answer = "[yellow]waiting[/]" if entry.pending else escape(entry.answer or "")
+        if entry.undone_by_rewind is not None:
+            answer += f" [dim](undone: rewound to step {entry.undone_by_rewind})[/]"
         grid.add_row(
             entry.id,
             escape(entry.reason),

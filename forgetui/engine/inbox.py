@@ -40,6 +40,8 @@ class InboxEntry:
     answered_at: str | None
     pending: bool
     promoted: bool  # its answer is a pinned working-memory item
+    # a later rewind went back to before this answer (the question may be open again)
+    undone_by_rewind: int | None = None  # the step that rewind went back to
 
     @property
     def key(self) -> str:
@@ -69,17 +71,26 @@ class InboxEntry:
             "answered_at": self.answered_at,
             "pending": self.pending,
             "promoted": self.promoted,
+            "undone_by_rewind": self.undone_by_rewind,
             "key": self.key,
         }
 
 
 def escalation_inbox(folder: TaskFolder) -> list[InboxEntry]:
     """Every question asked and its answer, oldest first; the open one, if any, last."""
-    answers = [
-        record
-        for record in folder.log.iter_backwards(("operator",))
-        if isinstance(record, OperatorRecord) and record.op in ANSWER_OPS
-    ]
+    answers: list[OperatorRecord] = []
+    undone: dict[int, int] = {}  # id(answer record) -> the step a later rewind went back to
+    rewound_to: int | None = None  # the earliest step rewound to after the records seen so far
+    for record in folder.log.iter_backwards(("operator",)):
+        if not isinstance(record, OperatorRecord):
+            continue
+        if record.op == "rewind" and isinstance(to := record.detail.get("to"), int):
+            rewound_to = to if rewound_to is None else min(rewound_to, to)
+        elif record.op in ANSWER_OPS:
+            answers.append(record)
+            # answered once step `record.step` was recorded: a rewind to it or before undid it
+            if rewound_to is not None and record.step >= rewound_to:
+                undone[id(record)] = rewound_to
     answers.reverse()
     # after the log: an answer writes state.yaml first, so none is seen twice meanwhile
     state = folder.load_state()
@@ -113,6 +124,7 @@ def escalation_inbox(folder: TaskFolder) -> list[InboxEntry]:
                 answered_at=answered.at if answered else None,
                 pending=answered is None,
                 promoted=KEY_PREFIX + entry_id in pinned,
+                undone_by_rewind=undone.get(id(answered)) if answered else None,
             )
         )
     return entries

@@ -72,6 +72,7 @@ def test_every_question_with_its_answer_in_order_the_open_one_last(folder: TaskF
         "answered_at": entries[0].answered_at,
         "pending": False,
         "promoted": False,
+        "undone_by_rewind": None,
         "key": "answer@1",
     }
     assert entries[0].answered_at and entries[0].answered_at.endswith("Z")
@@ -187,3 +188,19 @@ def test_only_operator_lines_are_parsed(tmp_path: Path, monkeypatch: pytest.Monk
     entries = escalation_inbox(folder)
     assert [e.question for e in entries] == [f"Q{n}?" for n in range(100, 501, 100)]
     assert len(decoded) == 5
+
+
+def test_an_answer_a_rewind_went_back_before_is_marked_undone(folder: TaskFolder) -> None:
+    """Rewinding to step 3 restores its escalation: its answer is undone, the question waits
+    again, and the answers given before step 3 stand."""
+    from forgetui.engine.rewind import rewind_task
+
+    rewind_task(folder, 3)
+    entries = escalation_inbox(folder)
+    assert [(e.id, e.answer, e.pending, e.undone_by_rewind) for e in entries] == [
+        ("1", "French", False, None),
+        ("2", "approve", False, None),
+        ("3", "keep it: the check reads whole lines", False, 3),
+        ("3.2", None, True, None),
+    ]
+    assert entries[2].to_json()["undone_by_rewind"] == 3

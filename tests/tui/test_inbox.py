@@ -99,3 +99,14 @@ def test_inbox_snapshot_at_80x24(
         await press(pilot, "i")
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_an_answer_undone_by_a_rewind_says_so(asked: TaskFolder) -> None:
+    from forgetui.engine.inbox import escalation_inbox
+    from forgetui.engine.rewind import rewind_task
+    from forgetui.tui.modals.inbox import entry_prompt
+
+    rewind_task(asked, 3)
+    said = [entry_prompt(entry).plain for entry in escalation_inbox(asked)]
+    assert "undone: rewound to step 3" in said[2]
+    assert not any("undone" in text for text in said[:2] + said[3:])

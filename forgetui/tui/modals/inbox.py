@@ -50,6 +50,8 @@ def entry_prompt(entry: InboxEntry) -> Content:
         last = fmt("[$text-muted]options: $options[/]", options=options) if options else None
     else:
         head += fmt(" · [$text-muted]answered[/]")
+        if entry.undone_by_rewind is not None:
+            head += fmt(" · [$warning]undone: rewound to step $to[/]", to=entry.undone_by_rewind)
         if entry.promoted:
             head += fmt(" · [$success]pinned as $key[/]", key=entry.key)
         last = fmt("→ $answer", answer=entry.answer or "")
