@@ -13,8 +13,6 @@ cannot go back to, said in one line; the files that decide the task are durable.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from forgetui.engine.errors import ForgeError, StateFileError
 from forgetui.engine.memory import WorkingMemory
 from forgetui.engine.state import TaskState
-from forgetui.engine.yamlio import parse_yaml, read_text, validate_data
+from forgetui.engine.yamlio import atomic_write_bytes, parse_yaml, read_text, validate_data
 
 CHECKPOINTS_DIR = "checkpoints"  # under artifacts/
 
@@ -57,16 +55,8 @@ def write_checkpoint(directory: Path, step: int, state: TaskState, memory: Worki
         "state": state.model_dump(mode="json", exclude_none=True),
         "memory": memory.model_dump(mode="json", exclude_none=True),
     }
-    path = checkpoint_path(directory, step)
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    text = json.dumps(data, ensure_ascii=False) + "\n"
+    atomic_write_bytes(checkpoint_path(directory, step), text.encode("utf-8"), durable=False)
 
 
 def read_checkpoint(directory: Path, step: int, task: str) -> Checkpoint:

@@ -56,6 +56,7 @@ from forgetui.engine.state import (
     PendingAction,
     Resolution,
     Verification,
+    superseded_steps,
 )
 from forgetui.engine.store import TaskFolder, step_name
 from forgetui.engine.verify import run_checks
@@ -166,7 +167,7 @@ class Executor:
         """Keep a replay script's position in step with the log after a crash."""
         sync = getattr(self.model, "sync_to_log", None)
         if sync is not None:
-            sync(self.folder.log)
+            sync(self.folder.log, superseded_steps(self.folder.load_state().rewinds))
 
     # --- one step ------------------------------------------------------------------------------
 

@@ -94,20 +94,24 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Temporary file, fsync, rename, fsync the directory."""
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Temporary file, fsync, rename, fsync the directory. Not `durable`: no fsyncs, for a file
+    whose loss in a power cut costs nothing the task depends on (a reader still never sees
+    half of it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 def fsync_dir(path: Path) -> None:

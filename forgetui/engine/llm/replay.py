@@ -14,7 +14,7 @@ to the number of replay replies the log holds (`set_position` does the same by h
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.parse import ParsedAction, parse_text, validate_action
 from forgetui.engine.llm.stream import AnswerStream
 from forgetui.engine.records import IntentRecord
-from forgetui.engine.state import TaskState, superseded_steps
+from forgetui.engine.state import TaskState
 from forgetui.engine.yamlio import (
     atomic_write_text,
     dump_yaml,
@@ -169,15 +169,12 @@ class ReplayModel:
 
     rewind_to = set_position
 
-    def sync_to_log(self, log: ActionLog) -> None:
+    def sync_to_log(self, log: ActionLog, superseded: Collection[int] = frozenset()) -> None:
         """Set the position to the replies the log recorded from this model (called when the
         executor opens the task): a reply handed out just before a crash, whose step never
-        reached the log, is handed out again. The replies of steps a rewind superseded do not
-        count, so the script goes on from the step rewound to. Reads every intent: ~0.3 s at
-        10,000 steps."""
-        state_file = log.path.parent / "state.yaml"
-        rewinds = load_model(state_file, TaskState).rewinds if state_file.is_file() else []
-        superseded = superseded_steps(rewinds)
+        reached the log, is handed out again. The replies of the `superseded` steps (branches a
+        rewind left behind) do not count, so the script goes on from the step rewound to. Reads
+        every intent: ~0.3 s at 10,000 steps."""
         recorded = sum(
             1
             for record in log.iter_backwards(kinds=("intent",))
