@@ -209,3 +209,19 @@ limits:
 @pytest.fixture
 def hand_task(tmp_path: Path) -> Path:
     return write_hand_task(tmp_path / "ws")
+
+
+@pytest.fixture(scope="module")
+def hello_after_two_steps(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace holding hello_world after two steps, made once per module: copy it
+    (stepped_sample.copy_task) for a test that changes it."""
+    from tests.cli.stepped_sample import stepped_hello
+
+    return stepped_hello(tmp_path_factory.mktemp("hello-template"))
+
+
+def run_on_fake(cli: Any, task: Path, fake: Any, *flags: str, steps: int = 1) -> Any:
+    """`forgetui run TASK --json` for `steps` steps on a litellm model aimed at the loopback
+    fake server (tests/fake_openai.py), with `flags` added; `cli` is either runner fixture."""
+    model = ("--model", "openai/gpt-4o-mini", "--api-base", fake.url)
+    return cli("run", task, *model, "--max-steps", str(steps), "--json", *flags)

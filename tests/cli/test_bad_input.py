@@ -130,13 +130,6 @@ def test_a_hand_written_task_yaml_is_a_new_task(cli, tmp_path) -> None:
 # -- hostile or damaged files of a task with a history (issue 10) -------------------------------
 
 
-@pytest.fixture(scope="module")
-def hello_after_two_steps(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.cli.stepped_sample import stepped_hello
-
-    return stepped_hello(tmp_path_factory.mktemp("hello-template"))
-
-
 def _replace(name: str, old: bytes, new: bytes):
     def damage(task: Path) -> None:
         data = (task / name).read_bytes()

@@ -20,18 +20,12 @@ from tests.cli.stepped_sample import (
     copy_task,
     files_of,
     lock_debris,
-    stepped_hello,
 )
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return stepped_hello(tmp_path_factory.mktemp("hello-template"))
-
-
 @pytest.fixture
-def task(template: Path, tmp_path: Path) -> Path:
-    return copy_task(template, tmp_path / "copy")
+def task(hello_after_two_steps: Path, tmp_path: Path) -> Path:
+    return copy_task(hello_after_two_steps, tmp_path / "copy")
 
 
 def _step_ahead(task: Path) -> None:

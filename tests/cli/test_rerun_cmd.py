@@ -8,17 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.cli.stepped_sample import copy_task, files_of, stepped_hello
+from tests.cli.stepped_sample import copy_task, files_of
 from tests.fake_openai import FakeOpenAI, text_reply
 
 WRITE_ANSWER = (
     '```yaml\naction: write_file\nargs:\n  path: hello.py\n  content: print("Hello, world!")\n```'
 )
-
-
-@pytest.fixture(scope="module")
-def hello_after_two_steps(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return stepped_hello(tmp_path_factory.mktemp("hello-template"))
 
 
 @pytest.fixture

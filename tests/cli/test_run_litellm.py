@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.cli.conftest import run_on_fake
 from tests.fake_openai import error_reply, garbage_reply, slow_reply, text_reply, tool_call_reply
 
 SECRET = "sk-test-DO-NOT-WRITE-4242"
@@ -105,25 +106,10 @@ def test_human_model_on_stdin(cli_in_process, tmp_path: Path) -> None:
     assert [s["action"] for s in result.json_lines()[:-1]] == ["write_file", "complete"]
 
 
-def _run_litellm(cli_in_process, task: Path, fake_openai, *flags: str):
-    return cli_in_process(
-        "run",
-        task,
-        "--model",
-        "openai/gpt-4o-mini",
-        "--api-base",
-        fake_openai.url,
-        "--max-steps",
-        "1",
-        "--json",
-        *flags,
-    )
-
-
 def test_every_request_is_bounded_by_default(cli_in_process, tmp_path: Path, fake_openai) -> None:
     task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     fake_openai.queue(tool_call_reply(("read_file", {"path": "test_hello.py"})))
-    result = _run_litellm(cli_in_process, task, fake_openai)
+    result = run_on_fake(cli_in_process, task, fake_openai)
     assert result.code == 0, result.err
     [body] = fake_openai.requests
     assert (body["max_tokens"], body["temperature"]) == (1024, 0)
@@ -143,8 +129,8 @@ def test_flags_win_over_task_yaml_which_wins_over_defaults(
         tool_call_reply(("read_file", {"path": "test_hello.py"})),
         tool_call_reply(("list_dir", {"path": "."})),
     )
-    assert _run_litellm(cli_in_process, task, fake_openai).code == 0
-    assert _run_litellm(cli_in_process, task, fake_openai, "--max-output-tokens", "64").code == 0
+    assert run_on_fake(cli_in_process, task, fake_openai).code == 0
+    assert run_on_fake(cli_in_process, task, fake_openai, "--max-output-tokens", "64").code == 0
     from_task, from_flag = fake_openai.requests
     assert (from_task["max_tokens"], from_task["temperature"]) == (256, 0.3)
     assert (from_flag["max_tokens"], from_flag["temperature"]) == (64, 0.3)
@@ -155,7 +141,7 @@ def test_a_timeout_is_tried_once_and_the_escalation_says_so(
 ) -> None:
     task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     fake_openai.queue(slow_reply(30), tool_call_reply(("list_dir", {"path": "."})))
-    result = _run_litellm(cli_in_process, task, fake_openai, "--timeout", "0.5")
+    result = run_on_fake(cli_in_process, task, fake_openai, "--timeout", "0.5")
     assert result.code == 3, result.err
     assert len(fake_openai.requests) == 1 and fake_openai.pending == 1
     step, final = result.json_lines()
@@ -181,7 +167,7 @@ def test_bad_bounds_are_one_line_and_exit_2(
     cli_in_process, tmp_path: Path, fake_openai, flags: tuple[str, str], message: str
 ) -> None:
     task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
-    result = _run_litellm(cli_in_process, task, fake_openai, *flags)
+    result = run_on_fake(cli_in_process, task, fake_openai, *flags)
     assert result.code == 2
     assert result.err == f"forgetui: forgetui run: {message}\n"
     assert fake_openai.requests == []
@@ -203,7 +189,7 @@ def test_api_base_without_a_key_sends_a_placeholder(
 ) -> None:
     task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     fake_openai.queue(tool_call_reply(("read_file", {"path": "test_hello.py"})))
-    result = _run_litellm(cli_in_process, task, fake_openai)
+    result = run_on_fake(cli_in_process, task, fake_openai)
     assert result.code == 0, result.err
     assert fake_openai.authorizations == ["Bearer not-needed"]
     [entry] = [e for e in cli_in_process("log", task, "--json").json_lines() if "action" in e]
@@ -229,8 +215,8 @@ def test_system_role_merge_flag_sends_one_user_message(
         tool_call_reply(("read_file", {"path": "test_hello.py"})),
         tool_call_reply(("list_dir", {"path": "."})),
     )
-    assert _run_litellm(cli_in_process, task, fake_openai).code == 0
-    assert _run_litellm(cli_in_process, task, fake_openai, "--system-role", "merge").code == 0
+    assert run_on_fake(cli_in_process, task, fake_openai).code == 0
+    assert run_on_fake(cli_in_process, task, fake_openai, "--system-role", "merge").code == 0
     two, one = fake_openai.requests
     assert [m["role"] for m in two["messages"]] == ["system", "user"]
     [merged] = one["messages"]
@@ -247,7 +233,7 @@ def test_a_bad_system_role_is_one_line_and_exit_2(
     cli_in_process, tmp_path: Path, fake_openai
 ) -> None:
     task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
-    result = _run_litellm(cli_in_process, task, fake_openai, "--system-role", "user")
+    result = run_on_fake(cli_in_process, task, fake_openai, "--system-role", "user")
     assert result.code == 2
     assert len(result.err.strip().splitlines()) == 1 and "--system-role" in result.err
     assert fake_openai.requests == []

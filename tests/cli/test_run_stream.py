@@ -5,25 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.cli.conftest import run_on_fake
 from tests.fake_openai import stream_reply
 
 FIRST = "I look at the workspace first.\n```yaml\naction: list_dir\nargs: {path: .}\n```"
 SECOND = 'Now the test.\n```json\n{"action": "read_file", "args": {"path": "test_hello.py"}}\n```'
-
-
-def _run(cli, task: Path, fake_openai, *flags: str):
-    return cli(
-        "run",
-        task,
-        "--model",
-        "openai/gpt-4o-mini",
-        "--api-base",
-        fake_openai.url,
-        "--max-steps",
-        "2",
-        "--json",
-        *flags,
-    )
 
 
 def test_stream_prints_each_answer_to_stderr_and_only_json_to_stdout(
@@ -33,7 +19,7 @@ def test_stream_prints_each_answer_to_stderr_and_only_json_to_stdout(
     fake_openai.queue(
         stream_reply(FIRST, chunk_delay_s=0.01), stream_reply(SECOND, chunk_delay_s=0.01)
     )
-    result = _run(cli, task, fake_openai, "--stream")
+    result = run_on_fake(cli, task, fake_openai, "--stream", steps=2)
     assert result.code == 0, result.err
 
     lines = result.out.splitlines()
@@ -51,7 +37,7 @@ def test_stream_prints_each_answer_to_stderr_and_only_json_to_stdout(
 def test_without_stream_stderr_has_no_answer(cli, tmp_path: Path, fake_openai) -> None:
     task = Path(cli("init", "hello_world", "--into", tmp_path / "run").out.strip())
     fake_openai.queue(stream_reply(FIRST), stream_reply(SECOND))
-    result = _run(cli, task, fake_openai)
+    result = run_on_fake(cli, task, fake_openai, steps=2)
     assert result.code == 0, result.err
     assert "workspace first" not in result.err and "Now the test" not in result.err
     assert len(result.json_lines()) == 3

@@ -32,5 +32,22 @@ def replay(folder: TaskFolder) -> Any:
     return make_model("replay", task_dir=folder.path)
 
 
+def litellm_at(fake: Any, **options: Any) -> Any:
+    """A real LiteLLMModel aimed at the loopback fake server, bounded for tests: short timeout
+    and backoff, and a deadline that leaves room for litellm's lazy imports on a process's
+    first call. `options` override any of these (`use_tools=False`, ...)."""
+    from forgetui.engine.llm.litellm_model import LiteLLMModel
+
+    settings: dict[str, Any] = {
+        "api_base": fake.url,
+        "timeout_s": 5.0,
+        "deadline_s": 60.0,
+        "backoff_base_s": 0.01,
+        "backoff_cap_s": 0.05,
+        **options,
+    }
+    return LiteLLMModel("openai/gpt-4o-mini", **settings)
+
+
 def act(action: str, **args: Any) -> dict[str, Any]:
     return {"action": action, "args": args}

@@ -17,7 +17,6 @@ import pytest
 from forgetui.engine.api import preview_context
 from forgetui.engine.catalog import actions_of
 from forgetui.engine.executor import Executor
-from forgetui.engine.llm.litellm_model import LiteLLMModel
 from forgetui.engine.llm.parse import (
     EXPECTED_BLOCK,
     EXPECTED_TOOL_CALL,
@@ -25,7 +24,7 @@ from forgetui.engine.llm.parse import (
     parse_tool_call,
 )
 from forgetui.engine.records import IntentRecord, ResultRecord
-from tests.engine.helpers import make_task
+from tests.engine.helpers import litellm_at, make_task
 from tests.fake_openai import FakeOpenAI, text_reply, tool_call_reply
 
 EXECUTION = actions_of("execution")
@@ -326,25 +325,13 @@ def test_a_large_hostile_answer_is_read_in_bounded_time() -> None:
 # ----------------------------------------------------------------------------- a real step
 
 
-def _model(fake: FakeOpenAI) -> LiteLLMModel:
-    return LiteLLMModel(
-        "openai/gpt-4o-mini",
-        api_base=fake.url,
-        timeout_s=5.0,
-        deadline_s=60.0,  # the first call in a process also pays litellm's lazy imports
-        backoff_base_s=0.01,
-        backoff_cap_s=0.05,
-        use_tools=False,
-    )
-
-
 def test_a_failed_parse_shows_its_reason_and_the_form_in_the_next_context(
     tmp_path: Path, fake_openai: FakeOpenAI
 ) -> None:
     answer = "I think the greet function is wrong; I will look at src/app.py next."
     folder = make_task(tmp_path, [])
     fake_openai.queue(text_reply(answer))
-    with Executor(folder, _model(fake_openai)) as executor:
+    with Executor(folder, litellm_at(fake_openai, use_tools=False)) as executor:
         report = executor.step()
     assert (report.action, report.result) == (None, "failure")
     intent, result = folder.log.records(0, 2)
@@ -375,7 +362,7 @@ def test_real_answer_forms_run_as_steps(tmp_path: Path, fake_openai: FakeOpenAI)
             ("write_file", json.dumps(json.dumps({"path": "out.txt", "content": "hi"})))
         ),
     )
-    with Executor(folder, _model(fake_openai)) as executor:
+    with Executor(folder, litellm_at(fake_openai, use_tools=False)) as executor:
         first = executor.step()
         second = executor.step()
     assert (first.action, first.result) == ("read_file", "success")

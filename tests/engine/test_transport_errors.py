@@ -9,23 +9,11 @@ from pathlib import Path
 import yaml
 
 from forgetui.engine.executor import Executor
-from forgetui.engine.llm.litellm_model import LiteLLMModel
 from forgetui.engine.operator import answer
 from forgetui.engine.records import ResultRecord
 from forgetui.engine.store import TaskFolder
-from tests.engine.helpers import make_task
+from tests.engine.helpers import litellm_at, make_task
 from tests.fake_openai import FakeOpenAI, error_reply, tool_call_reply
-
-
-def _model(fake: FakeOpenAI) -> LiteLLMModel:
-    return LiteLLMModel(
-        "openai/gpt-4o-mini",
-        api_base=fake.url,
-        timeout_s=5.0,
-        deadline_s=60.0,  # the first call in a process also pays litellm's lazy imports
-        backoff_base_s=0.01,
-        backoff_cap_s=0.05,
-    )
 
 
 def _user_text(body: dict[str, object]) -> str:
@@ -56,7 +44,7 @@ def test_failed_model_call_stays_out_of_the_next_context(
         error_reply(500),
         error_reply(500),
     )
-    with Executor(folder, _model(fake_openai)) as ex:
+    with Executor(folder, litellm_at(fake_openai)) as ex:
         assert ex.step().result == "success"
         failed = ex.step()
     assert failed.result == "error"
@@ -66,7 +54,7 @@ def test_failed_model_call_stays_out_of_the_next_context(
 
     answer(folder, "retry")
     fake_openai.queue(tool_call_reply(("write_file", {"path": "out.txt", "content": "hi\n"})))
-    with Executor(folder, _model(fake_openai)) as ex:
+    with Executor(folder, litellm_at(fake_openai)) as ex:
         after = ex.step()
     assert (after.action, after.result) == ("write_file", "success")
     assert fake_openai.pending == 0

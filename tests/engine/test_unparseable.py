@@ -9,7 +9,7 @@ from forgetui.engine.executor import UNPARSED_ESCALATION, Executor
 from forgetui.engine.llm.litellm_model import LiteLLMModel
 from forgetui.engine.operator import answer
 from forgetui.engine.store import TaskFolder
-from tests.engine.helpers import make_task
+from tests.engine.helpers import litellm_at, make_task
 from tests.fake_openai import FakeOpenAI, text_reply, tool_call_reply
 
 RAMBLE = [
@@ -17,12 +17,6 @@ RAMBLE = [
     "Sure! Let me help you with that task. First, we need to understand the code.",
     "<start_of_turn>model\nThe answer is 42.",
 ]
-
-
-def _model(fake: FakeOpenAI) -> LiteLLMModel:
-    return LiteLLMModel(
-        "openai/gpt-4o-mini", api_base=fake.url, timeout_s=5.0, deadline_s=60.0, use_tools=False
-    )
 
 
 def _folder(tmp_path: Path) -> TaskFolder:
@@ -35,7 +29,7 @@ def test_three_unparseable_answers_escalate_with_the_raw_answers(
 ) -> None:
     folder = _folder(tmp_path)
     fake_openai.queue(*(text_reply(text) for text in RAMBLE))
-    with Executor(folder, _model(fake_openai)) as ex:
+    with Executor(folder, litellm_at(fake_openai, use_tools=False)) as ex:
         reports = [ex.step() for _ in range(UNPARSED_ESCALATION)]
     assert [r.result for r in reports] == ["failure"] * 3
     assert [r.escalation is None for r in reports[:2]] == [True, True]
@@ -64,14 +58,14 @@ def test_a_parsed_answer_resets_the_count_and_continue_is_routine(
         text_reply(RAMBLE[2]),
         text_reply(RAMBLE[0]),
     )
-    with Executor(folder, _model(fake_openai)) as ex:
+    with Executor(folder, litellm_at(fake_openai, use_tools=False)) as ex:
         reports = [ex.step() for _ in range(5)]
     assert [r.result for r in reports] == ["failure", "failure", "success", "failure", "failure"]
     assert all(r.escalation is None for r in reports)
     assert folder.load_state().unparsed_streak == 2
 
     fake_openai.queue(text_reply(RAMBLE[1]))
-    with Executor(folder, _model(fake_openai)) as ex:
+    with Executor(folder, litellm_at(fake_openai, use_tools=False)) as ex:
         third = ex.step()
     assert third.escalation is not None and third.escalation.reason == "unparseable"
     answer(folder, "continue")
