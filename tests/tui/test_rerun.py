@@ -158,6 +158,8 @@ def test_rerun_modal_snapshot(
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
+        await press(pilot, "s", "s")  # the scene a re-run of step 2 opens on
+        await settle(pilot)
         screen = RerunScreen(
             2, "replay", Path("/tmp/ws"), lambda: recorded, lambda model: rerun, _refused
         )
