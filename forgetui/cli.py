@@ -107,8 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("new", help="create a task in a workspace")
-    p.add_argument("--workspace", type=Path, required=True)
+    p = sub.add_parser("new", help="create a task in a workspace; prints the task folder")
+    p.add_argument(
+        "--workspace", default=".", help="the directory the agent works in (default: this one)"
+    )
     p.add_argument("--goal", required=True)
     p.add_argument(
         "--type",
@@ -117,7 +119,15 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["generic", "fix_violation", "implement_feature", "write_tests"],
     )
     p.add_argument("--criterion", action="append", default=[])
-    p.add_argument("--check-cmd", action="append", default=[])
+    p.add_argument(
+        "--check-cmd",
+        action="append",
+        default=[],
+        help="a command check; without one, the project's own test command is proposed",
+    )
+    p.add_argument(
+        "--no-check", action="store_true", help="no proposed test command (and no checks run)"
+    )
     p.add_argument("--id", dest="task_id")
 
     p = sub.add_parser("run", help="run steps headless")
@@ -333,10 +343,19 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 def _cmd_new(args: argparse.Namespace) -> int:
     from forgetui.engine import api
 
+    if args.no_check and args.check_cmd:
+        raise ForgeError("--no-check and --check-cmd: give one or the other")
     folder = api.create_task(
-        args.workspace, args.goal, args.task_type, args.criterion, args.check_cmd, args.task_id
+        args.workspace,
+        args.goal,
+        args.task_type,
+        args.criterion,
+        args.check_cmd,
+        args.task_id,
+        propose_check=not args.no_check,
+        on_notice=lambda notice: sys.stderr.write(f"forgetui: {notice}\n"),
     )
-    print(folder.path)
+    print(folder.path)  # stdout is the task folder alone: `cd "$(forgetui new ...)"` works
     return EXIT_OK
 
 

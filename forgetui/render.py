@@ -83,6 +83,9 @@ def print_status(info: dict[str, Any]) -> None:
         mark = "[green]pass[/]" if check["passing"] else "[red]fail[/]"
         console().print(f"  {mark} {name}: {check['details']}", markup=True)
     console().print(f"  ready for completion: {verification['ready_for_completion']}")
+    environment = info.get("environment")
+    if environment:
+        console().print(f"  python: {environment['python']} ({environment['label']})", markup=False)
     prompt = info.get("prompt_tokens") or {}
     if prompt.get("forgetui"):
         provider = prompt.get("provider")

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError, StateFileError, first_error
 from forgetui.engine.records import RECORD_ADAPTER, IntentRecord, OperatorRecord, ResultRecord
+from forgetui.engine.stored import stored_data
 
 AnyRecord = IntentRecord | ResultRecord | OperatorRecord
 ALL_KINDS: tuple[str, ...] = ("intent", "result", "operator")
@@ -91,9 +92,10 @@ class _BadLine(Exception):
         self.field = field
 
 
-def encode_record(record: AnyRecord) -> bytes:
-    """The exact bytes `append` writes: one line, newline included."""
-    data = record.model_dump(mode="json", exclude_none=True)
+def encode_record(record: AnyRecord, task_dir: Path | None = None) -> bytes:
+    """The exact bytes `append` writes: one line, newline included, as every saved record is
+    kept (stored.py: long arguments by reference, kept under `task_dir`; no secret value)."""
+    data = stored_data(record, task_dir)
     text = _YAML_UNSAFE.sub(_escape, json.dumps(data, ensure_ascii=False))
     return PREFIX + text.encode("utf-8") + b"\n"
 
@@ -151,7 +153,7 @@ class ActionLog:
         self._require_writer()
         if not self._tail_checked:
             self.repair()
-        line = encode_record(record)
+        line = encode_record(record, self.path.parent)
         fd = self._open_fd(os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             info = os.fstat(fd)

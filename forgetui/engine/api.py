@@ -10,9 +10,11 @@ use, so `forgetui status` and the workbench's first paint do not pay for it."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 from forgetui.engine.actionlog import AnyRecord
 from forgetui.engine.answers import TAKEOVER_FORMS, check_answer, modify_answer, parse_limits
@@ -48,7 +50,14 @@ from forgetui.engine.runs import (
     to_prune,
 )
 from forgetui.engine.samples import find_sample, init_sample
-from forgetui.engine.sandbox import SandboxMode, sandbox_mode
+from forgetui.engine.sandbox import (
+    ProjectEnvironment,
+    SandboxError,
+    SandboxMode,
+    find_environment,
+    sandbox_mode,
+    split_command,
+)
 from forgetui.engine.state import (
     FINISHED,
     Escalation,
@@ -58,7 +67,7 @@ from forgetui.engine.state import (
 )
 from forgetui.engine.stats import StepTokens, series_stats, stats_rows, token_series
 from forgetui.engine.store import CheckOutput, TaskFolder
-from forgetui.engine.task import Check, Plan, TaskSpec
+from forgetui.engine.task import DEFAULT_ALLOWED_COMMANDS, Check, Plan, TaskSpec
 from forgetui.engine.task_seal import TaskChange, pending_change
 from forgetui.engine.views import (
     IN_FLIGHT,
@@ -170,6 +179,7 @@ __all__ = [
     "ModelOptions",
     "Plan",
     "ProbeResult",
+    "ProjectEnvironment",
     "Pruned",
     "RecordDetail",
     "RecordedAnswer",
@@ -236,6 +246,7 @@ __all__ = [
     "plan_rewind",
     "preview_context",
     "previous_on_branch",
+    "project_environment",
     "promote_answer",
     "record_detail",
     "recorded_answer",
@@ -272,19 +283,91 @@ def open_task(path: Path | str) -> TaskFolder:
     return TaskFolder.open(Path(path))
 
 
+_NEW_FLAGS = {"id": "--id", "goal": "--goal", "task_type": "--type", "checks": "--check-cmd"}
+
+
 def create_task(
-    workspace: Path,
+    workspace: Path | str,
     goal: str,
     task_type: str = "generic",
     criteria: Sequence[str] = (),
     check_cmds: Sequence[str] = (),
     task_id: str | None = None,
+    *,
+    propose_check: bool = True,
+    run_checks: bool = True,
+    on_notice: Callable[[str], None] | None = None,
 ) -> TaskFolder:
-    """`forgetui new`: a task from a goal; each check command becomes a command check."""
+    """`forgetui new`: a task from a goal, meeting the workspace as it is. Each check command
+    becomes a command check; given none (and `propose_check`), the project's own test command
+    does. The allow-list comes from the project's files (project_files.py) and takes in every
+    check's program. The checks then run once, as step 0 (layout_checks.py). `on_notice` hears
+    what was chosen and why, and how the checks went: one line each. Bad input is a
+    ForgeError naming the flag, with nothing written."""
+    from forgetui.engine.layout_checks import check_at_layout
+    from forgetui.engine.project_files import read_project
+
+    notice = on_notice or (lambda line: None)
+    if not str(workspace).strip():
+        raise ForgeError("--workspace: empty; give a directory")
+    workspace = Path(workspace)
     if not workspace.is_dir():
         raise ForgeError(f"--workspace {workspace}: not a directory")
-    spec = TaskSpec.from_goal(goal, task_type, criteria, check_cmds, task_id)
-    return TaskFolder.create(workspace, spec)
+    if not goal.strip():
+        raise ForgeError("--goal: empty; say in one sentence what the task is to achieve")
+    argvs: list[list[str]] = []
+    for cmd in check_cmds:
+        try:
+            argvs.append(split_command(cmd))
+        except SandboxError as exc:
+            named = "" if repr(cmd) in exc.message else f" {cmd!r}"  # a parse error names it
+            raise ForgeError(f"--check-cmd{named}: {exc.message}") from None
+    project = read_project(workspace)
+    for problem in project.problems:
+        notice(f"{problem}; detection goes on without it")
+    test = project.test_command if propose_check and not argvs else None
+    allowed = list(project.tools or DEFAULT_ALLOWED_COMMANDS)
+    programs = [Path(argv[0]).name for argv in argvs] + ([test.argv[0]] if test else [])
+    added = [name for name in dict.fromkeys(programs) if name not in allowed]
+    try:
+        spec = TaskSpec.from_goal(
+            goal,
+            task_type,
+            criteria,
+            argvs,
+            task_id,
+            test_cmd=test.argv if test else None,
+            allowed_commands=[*allowed, *added],
+        )
+    except ValidationError as exc:
+        field, _, message = first_error(exc)
+        flag = _NEW_FLAGS.get(field.split(".")[0], field)
+        raise ForgeError(f"{flag}: {message}") from None
+    source = f"from {', '.join(project.found)}" if project.found else "default: no project files"
+    also = f"; {', '.join(added)} for the checks" if added else ""
+    notice(f"allowed commands: {', '.join(spec.allowed_commands)} ({source}{also})")
+    if test is not None:
+        notice(
+            f"check tests: {test.text} (the project's test command: {test.source}); "
+            "--check-cmd gives another, --no-check none"
+        )
+    elif not argvs:
+        why = "--no-check" if not propose_check else "no test command found in the project's files"
+        notice(f"no checks ({why}); add them to task.yaml's `checks`")
+    folder = TaskFolder.create(workspace, spec)
+    if run_checks and spec.checks:
+        notice(f"running the checks once (step 0) in {folder.workspace}")
+        try:
+            verification = check_at_layout(folder)
+        except KeyboardInterrupt:
+            notice(f"checks interrupted: task {spec.id} is laid out with its checks not run")
+            raise
+        if verification is not None:
+            for name, result in verification.checks.items():
+                state = "passing" if result.passing else "failing"
+                detail = result.details.splitlines()[0] if result.details else ""
+                notice(f"check {name}: {state}" + (f" ({detail})" if detail else ""))
+    return folder
 
 
 def repair_task(task: Path | str, apply: bool = False) -> Repair:
@@ -384,6 +467,8 @@ def status(folder: TaskFolder) -> dict[str, Any]:
         "pending_escalation": escalation_json(state.pending_escalation),
         "task_changed": change.to_json() if (change := task_change(folder, state)) else None,
         "sandbox": sandbox_mode().name,
+        # the Python commands and checks run with, and why that one
+        "environment": project_environment(folder).to_json(),
         # the last prompt as forgetui counted it and as the provider did (None: it reported
         # no count, or no model was called yet)
         "prompt_tokens": {
@@ -395,6 +480,12 @@ def status(folder: TaskFolder) -> dict[str, Any]:
         # and status must stay fast; `stats` and the workbench's header show the preview's
         "health": h.to_json() if (h := task_health(folder, state, preview=False)) else None,
     }
+
+
+def project_environment(folder: TaskFolder) -> ProjectEnvironment:
+    """The Python environment the task's commands run with (found on the filesystem, nothing
+    run); PythonEnvError, bad input, if task.yaml's python_env is not one."""
+    return find_environment(folder.workspace, folder.spec.python_env)
 
 
 def task_change(folder: TaskFolder, state: TaskState | None = None) -> TaskChange | None:

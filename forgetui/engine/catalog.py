@@ -22,8 +22,9 @@ PHASES: dict[str, tuple[str, ...]] = {
 
 # string: any scalar, as text; line: an integer of 1 or more; command: a string (the sandbox
 # splits it) or a list of strings; string_list: a list of strings (a scalar is a list of one);
-# plan: a mapping {goal, tasks: [{title, subtasks: [{title}]}]}, or that mapping JSON-encoded.
-ArgType = Literal["string", "line", "boolean", "command", "string_list", "plan"]
+# plan: a mapping {goal, tasks: [{title, subtasks: [{title}]}]}, or that mapping JSON-encoded;
+# seconds: a number above 0.
+ArgType = Literal["string", "line", "boolean", "command", "string_list", "plan", "seconds"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ ACTIONS: dict[str, ActionSpec] = {
                 ArgSpec("path", nonempty=True),
                 ArgSpec("start_line", "line", required=False),
                 ArgSpec("end_line", "line", required=False),
+                ArgSpec("max_bytes", "line", required=False),  # the file's first N bytes
             ),
         ),
         ActionSpec("list_dir", "names in a directory", (ArgSpec("path"),)),

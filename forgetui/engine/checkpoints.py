@@ -21,7 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from forgetui.engine.errors import ForgeError, StateFileError
 from forgetui.engine.memory import WorkingMemory
 from forgetui.engine.state import TaskState
-from forgetui.engine.yamlio import atomic_write_bytes, parse_yaml, read_text, validate_data
+from forgetui.engine.stored import stored_data
+from forgetui.engine.yamlio import (
+    MAX_YAML_BYTES,
+    atomic_write_bytes,
+    parse_yaml,
+    read_text,
+    validate_data,
+)
 
 CHECKPOINTS_DIR = "checkpoints"  # under artifacts/
 
@@ -50,13 +57,15 @@ def checkpoint_path(directory: Path, step: int) -> Path:
 def write_checkpoint(directory: Path, step: int, state: TaskState, memory: WorkingMemory) -> None:
     """Keep `state` and `memory` as step `step`'s checkpoint: a temporary file renamed into
     place (never half a file under the name), not fsynced (see above)."""
+    task_dir = directory.parent.parent  # <task>/artifacts/checkpoints
     data: dict[str, Any] = {
         "step": step,
-        "state": state.model_dump(mode="json", exclude_none=True),
-        "memory": memory.model_dump(mode="json", exclude_none=True),
+        "state": stored_data(state, task_dir),
+        "memory": stored_data(memory, task_dir),
     }
     text = json.dumps(data, ensure_ascii=False) + "\n"
-    atomic_write_bytes(checkpoint_path(directory, step), text.encode("utf-8"), durable=False)
+    path = checkpoint_path(directory, step)
+    atomic_write_bytes(path, text.encode("utf-8"), durable=False, max_bytes=MAX_YAML_BYTES)
 
 
 def read_checkpoint(directory: Path, step: int, task: str) -> Checkpoint:

@@ -59,6 +59,7 @@ from forgetui.engine.state import (
     superseded_steps,
 )
 from forgetui.engine.store import TaskFolder, step_name
+from forgetui.engine.stored import expanded
 from forgetui.engine.verify import run_checks
 from forgetui.engine.views import last_failure
 
@@ -442,7 +443,8 @@ class Executor:
         draft.state.resolution = None
         intent = self.folder.log.last_step_status()
         assert intent is not None
-        draft.action, draft.args = intent[0].action, dict(intent[0].args)
+        # as the model gave them: the log keeps a long argument by reference
+        draft.action, draft.args = intent[0].action, expanded(intent[0].args, self.folder.path)
         if resolution.kind == "reject":
             draft.result = "refused"
             why = f": {resolution.reason}" if resolution.reason else ""
@@ -453,7 +455,7 @@ class Executor:
             draft.summary = f"operator skipped interrupted {draft.action}"
             return self._record(draft)
         if resolution.kind == "modify" and resolution.args is not None:
-            draft.args = dict(resolution.args)
+            draft.args = expanded(resolution.args, self.folder.path)
         draft.rerun = resolution.kind == "rerun"
         if draft.action not in ACTIONS:
             draft.result, draft.summary = "skipped", f"nothing to re-run for {draft.action}"

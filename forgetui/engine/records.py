@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, SerializationInfo, TypeAdapter, field_serializer
+
+from forgetui.engine.stored import INLINE_RAW_CHARS, serialized
 
 UNPARSED = "(unparsed)"  # the action of a step whose answer named none
 STOPPED = "(stopped)"  # the action of a step whose answer the operator stopped
@@ -45,6 +47,14 @@ class IntentRecord(_Record):
     # ... and section name -> what it gave up to fit its budget
     compressions: dict[str, list[str]] | None = None
 
+    @field_serializer("args")
+    def _args_by_reference(self, args: dict[str, Any], info: SerializationInfo) -> Any:
+        return serialized(args, info)  # a long argument is kept once, beside the log
+
+    @field_serializer("raw_response")
+    def _raw_by_reference(self, raw: str | None, info: SerializationInfo) -> Any:
+        return serialized(raw, info, INLINE_RAW_CHARS)
+
 
 class ResultRecord(_Record):
     kind: Literal["result"] = "result"
@@ -62,6 +72,10 @@ class ResultRecord(_Record):
     # the operator's business, kept out of the agent's memory, last errors and recent actions;
     # None (absent) for every other step
     transport: bool | None = None
+
+    @field_serializer("args")
+    def _args_by_reference(self, args: dict[str, Any], info: SerializationInfo) -> Any:
+        return serialized(args, info)
 
 
 class OperatorRecord(_Record):

@@ -27,6 +27,7 @@ from forgetui.engine.llm.replay import ReplayScript
 from forgetui.engine.records import UNPARSED, IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.state import superseded_steps
 from forgetui.engine.store import TaskFolder
+from forgetui.engine.stored import expanded
 from forgetui.engine.yamlio import dump_yaml, safe_load, validate_data
 
 # operator records that answer an escalation or change a limit: a replay stops at the same
@@ -177,7 +178,8 @@ def export_replay(folder: TaskFolder) -> ReplayExport:
         models[model] = None
         shown = intent.action if _valid(intent) else f"{intent.action}, did not run"
         blocks.append(
-            f"# step {step} ({model}): {shown}\n" + _dump_response(response_of(intent), step)
+            f"# step {step} ({model}): {shown}\n"
+            + _dump_response(response_of(_as_answered(intent, folder)), step)
         )
         steps.append(step)
     if not steps:
@@ -189,6 +191,17 @@ def export_replay(folder: TaskFolder) -> ReplayExport:
     text = header + "".join(blocks)
     validate_data(safe_load(text), ReplayScript, folder.path / "export-replay", text)
     return ReplayExport(text, state.task_id, tuple(steps), tuple(models), tuple(answers), left_out)
+
+
+def _as_answered(intent: IntentRecord, folder: TaskFolder) -> IntentRecord:
+    """The intent with its answer and arguments whole: the log keeps a long one by reference
+    (stored.py), a script must hold it. Like every record, it holds no secret value."""
+    return intent.model_copy(
+        update={
+            "args": expanded(intent.args, folder.path),
+            "raw_response": expanded(intent.raw_response, folder.path),
+        }
+    )
 
 
 def _why_left_out(superseded: bool, result: ResultRecord | None) -> str | None:

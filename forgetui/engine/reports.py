@@ -3,10 +3,13 @@ and the public JSON shapes they print (DESIGN.md section 9)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
+from forgetui.engine.sandbox.redact import redact_data, secrets_of
 from forgetui.engine.state import Escalation, Verification
+from forgetui.engine.stored import shortened
 
 
 def verification_json(verification: Verification) -> dict[str, Any]:
@@ -25,6 +28,11 @@ def escalation_json(escalation: Escalation | None) -> dict[str, Any] | None:
     if escalation is None:
         return None
     return escalation.model_dump(mode="json", exclude_none=True)
+
+
+def printed_args(args: dict[str, Any]) -> Any:
+    """Arguments as the log keeps them (stored.py): a long one by reference, no secret value."""
+    return redact_data(shortened(args), secrets_of(os.environ))
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,7 @@ class StepReport:
         return {
             "step": self.step,
             "action": self.action,
-            "args": self.args,
+            "args": printed_args(self.args),
             "result": self.result,
             "summary": self.summary,
             "context_tokens": self.context_tokens,

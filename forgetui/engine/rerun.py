@@ -23,6 +23,7 @@ from forgetui.engine.llm.stream import AnswerStream
 from forgetui.engine.records import IntentRecord, ResultRecord
 from forgetui.engine.runner import model_for
 from forgetui.engine.store import TaskFolder
+from forgetui.engine.stored import shortened
 
 EXIT_CALL_FAILED = 1  # the model call failed: no answer to compare
 
@@ -98,7 +99,10 @@ class Rerun:
 
     @property
     def same_action(self) -> bool:
-        return self.new.action == self.recorded.action and self.new.args == self.recorded.args
+        # a long argument as the log keeps it: by reference
+        return self.new.action == self.recorded.action and shortened(self.new.args) == shortened(
+            self.recorded.args
+        )
 
     @property
     def verdict(self) -> str:

@@ -63,7 +63,7 @@ KEPT_FIELDS = (
 # replay position (re-synced with the fork's log) and repair's leftovers stay behind
 _NOT_COPIED = (STATE_FILE, MEMORY_FILE, "lock", "replay.pos")
 _NOT_COPIED_PREFIXES = (LOG_FILE, ".")
-_COPIED_ARTIFACTS = ("inputs", ACCEPTED_COPY.removeprefix("artifacts/"), "decisions.yaml")
+_COPIED_ARTIFACTS = ("inputs", ACCEPTED_COPY.removeprefix("artifacts/"), "decisions.yaml", "args")
 
 
 @dataclass(frozen=True)

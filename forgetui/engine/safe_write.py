@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from forgetui.engine.sandbox import TASK_DIR_NAME, SandboxError
+from forgetui.engine.sandbox import TASK_DIR_NAME, SandboxError, refuse_environment_write
 from forgetui.engine.workspace import MAX_TEXT_BYTES, FileProblem, looks_binary
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -51,6 +51,7 @@ def _relative_parts(workspace: Path, path: str) -> tuple[str, ...]:
         )
     if not parts:
         raise FileProblem(f"{path} is a directory (the workspace itself)")
+    refuse_environment_write(workspace.resolve(), parts, path)
     return parts
 
 
@@ -89,9 +90,10 @@ class WriteTarget:
     name: str
     existing: os.stat_result | None  # lstat of the name when opened; None: no such file
 
-    def read_text(self) -> str | None:
+    def read_text(self, max_bytes: int = MAX_TEXT_BYTES) -> str | None:
         """The current text (None: no file yet), read through the held directory without
-        following links, so what is snapshotted is what gets replaced."""
+        following links, so what is snapshotted is what gets replaced; a file over
+        `max_bytes` is a FileProblem."""
         if self.existing is None:
             return None
         try:
@@ -105,11 +107,11 @@ class WriteTarget:
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(fd)
             self._check_replaceable(info)
-            if info.st_size > MAX_TEXT_BYTES:
+            if info.st_size > max_bytes:
                 raise FileProblem(f"{self.rel} is too large to read ({info.st_size} bytes)")
-            data = handle.read(MAX_TEXT_BYTES + 1)
-        if len(data) > MAX_TEXT_BYTES:
-            raise FileProblem(f"{self.rel} is too large to read (over {MAX_TEXT_BYTES} bytes)")
+            data = handle.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise FileProblem(f"{self.rel} is too large to read (over {max_bytes} bytes)")
         if looks_binary(data):
             raise FileProblem(f"{self.rel} is a binary file")
         self.existing = info

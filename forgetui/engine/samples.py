@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from forgetui.engine.errors import ForgeError, TaskNotFoundError
+from forgetui.engine.layout_checks import check_at_layout
 from forgetui.engine.memory import WorkingMemory
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.task import TaskSpec
@@ -61,4 +62,5 @@ def init_sample(name_or_path: str | Path, into: Path | None = None) -> TaskFolde
     inputs = sample / "inputs"
     if inputs.is_dir():
         shutil.copytree(inputs, folder.path / "artifacts" / "inputs", dirs_exist_ok=True)
+    check_at_layout(folder)  # last: a copy killed while its checks run is complete already
     return folder

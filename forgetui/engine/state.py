@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    field_serializer,
+    field_validator,
+)
 
 from forgetui.engine.memory import Exclusion
+from forgetui.engine.stored import serialized
 from forgetui.engine.task import Plan, Strict
 
 Status = Literal["ready", "running", "paused", "escalated", "complete", "failed", "aborted"]
@@ -69,6 +77,10 @@ class PendingAction(Strict):
     action: str
     args: dict[str, Any] = Field(default_factory=dict)
 
+    @field_serializer("args")
+    def _args_by_reference(self, args: dict[str, Any], info: SerializationInfo) -> Any:
+        return serialized(args, info)  # as the log keeps them (stored.py)
+
 
 EscalationReason = Literal[
     "agent",
@@ -104,6 +116,10 @@ class Resolution(Strict):
     step: int
     args: dict[str, Any] | None = None
     reason: str | None = None
+
+    @field_serializer("args")
+    def _args_by_reference(self, args: dict[str, Any] | None, info: SerializationInfo) -> Any:
+        return serialized(args, info)  # the operator's modified arguments, kept like the log's
 
 
 class Attempt(Strict):

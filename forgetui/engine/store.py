@@ -21,6 +21,7 @@ from forgetui.engine.errors import ForgeError, StateFileError, TaskNotFoundError
 from forgetui.engine.lock import TaskLock
 from forgetui.engine.memory import WorkingMemory
 from forgetui.engine.state import TaskState
+from forgetui.engine.stored import stored_data
 from forgetui.engine.task import TaskSpec
 from forgetui.engine.task_seal import seal_new
 from forgetui.engine.yamlio import (
@@ -273,7 +274,7 @@ class TaskFolder:
 
     def _save(self, name: str, model: BaseModel) -> None:
         path = self.path / name
-        data = model.model_dump(mode="json", exclude_none=True)
+        data = stored_data(model, self.path)
         atomic_write_text(path, dump_yaml(data))
         key = _file_key(path)
         if key is not None:
@@ -307,7 +308,8 @@ class TaskFolder:
             }
         )
         path = self.context_path(step)
-        atomic_write_text(path, _dump_exact(saved.as_dict()))
+        kept = SavedContext.model_validate(stored_data(saved, self.path))
+        atomic_write_text(path, _dump_exact(kept.as_dict()))
         return path.relative_to(self.path).as_posix()
 
     def load_saved_context(self, step: int) -> dict[str, Any]:

@@ -18,6 +18,11 @@ from pydantic import (
 
 from forgetui.engine.catalog import PHASES, TaskType
 from forgetui.engine.model_options import ModelOptions
+from forgetui.engine.sandbox.limits import (
+    DEFAULT_FILE_SIZE_MB,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_PROCESSES,
+)
 
 SECTION_NAMES: tuple[str, ...] = (
     "system_prompt",
@@ -70,6 +75,9 @@ class Limits(Strict):
     max_steps: int = Field(100, ge=1)
     max_cost_usd: float | None = Field(None, ge=0)
     max_tokens: int = Field(DEFAULT_MAX_TOKENS, ge=100)
+    # the most bytes one write_file or edit_file may leave in a file: more is refused (a
+    # generated file that large is a command's job); at most 16 MiB, what forgetui reads back
+    max_write_bytes: int = Field(4 * 1024 * 1024, ge=1, le=16 * 1024 * 1024)
     token_budget: dict[str, int] = Field(default_factory=dict)
 
     @field_validator("token_budget")
@@ -104,6 +112,11 @@ class SandboxOptions(Strict):
     bubblewrap (allow-list mode) commands always have the network."""
 
     network: bool = Field(False, strict=True)
+    # Resource limits on each command (address space, largest file written, processes and
+    # threads); a command stopped by one says which. Defaults a real test suite fits in.
+    memory_mb: int = Field(DEFAULT_MEMORY_MB, ge=64)
+    file_size_mb: int = Field(DEFAULT_FILE_SIZE_MB, ge=1)
+    processes: int = Field(DEFAULT_PROCESSES, ge=16)
 
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -159,6 +172,9 @@ class TaskSpec(Strict):
     allowed_commands: list[str] = Field(default_factory=lambda: list(DEFAULT_ALLOWED_COMMANDS))
     sandbox: SandboxOptions = Field(default_factory=SandboxOptions)
     env_passthrough: list[str] = Field(default_factory=list)
+    # the Python environment commands run with when the workspace has no .venv/ or venv/ and
+    # no $VIRTUAL_ENV is active: a venv directory or an interpreter, relative to the workspace
+    python_env: str | None = Field(None, min_length=1)
     approval: Literal["auto", "confirm_writes", "confirm_all"] = "auto"
     context_format: Literal["yaml", "xml"] = "yaml"
     plan: Plan | None = None
@@ -208,16 +224,28 @@ class TaskSpec(Strict):
         goal: str,
         task_type: str = "generic",
         criteria: Sequence[str] = (),
-        check_cmds: Sequence[str] = (),
+        check_cmds: Sequence[str | Sequence[str]] = (),
         task_id: str | None = None,
+        *,
+        test_cmd: Sequence[str] | None = None,
+        allowed_commands: Sequence[str] | None = None,
     ) -> TaskSpec:
-        """`forgetui new`: the id from the goal unless given; each check command becomes a
-        command check."""
+        """`forgetui new`: the id from the goal unless given; each check command (a string
+        split with shell rules, or an argv) becomes a command check, and `test_cmd` (the
+        project's own test command) the check `tests`; `allowed_commands` replaces the default
+        allow-list when given."""
         slug = re.sub(r"[^a-z0-9]+", "-", goal.lower()).strip("-")[:40].strip("-") or "task"
         checks = [
-            {"name": f"check-{i}", "kind": "command", "cmd": shlex.split(cmd)}
+            {
+                "name": f"check-{i}",
+                "kind": "command",
+                "cmd": shlex.split(cmd) if isinstance(cmd, str) else list(cmd),
+            }
             for i, cmd in enumerate(check_cmds, start=1)
         ]
+        if test_cmd:
+            checks.append({"name": "tests", "kind": "command", "cmd": list(test_cmd)})
+        chosen = {} if allowed_commands is None else {"allowed_commands": list(allowed_commands)}
         return cls.model_validate(
             {
                 "id": task_id or slug,
@@ -225,5 +253,6 @@ class TaskSpec(Strict):
                 "task_type": task_type,
                 "success_criteria": list(criteria),
                 "checks": checks,
+                **chosen,
             }
         )

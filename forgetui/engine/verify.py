@@ -14,11 +14,12 @@ from forgetui.engine.errors import ForgeError
 from forgetui.engine.sandbox import (
     DEFAULT_OUTPUT_CAP,
     CommandResult,
+    CommandSetup,
     SandboxError,
     cap_text,
     redact,
     redaction_note,
-    run_command,
+    run_in,
     secrets_of,
     workspace_relative,
 )
@@ -76,6 +77,8 @@ def describe_command(result: CommandResult, name: str) -> str:
     """One line: "pytest exited 1: 2 failed, 5 passed in 0.1s", or the last output line."""
     if result.timed_out:
         return f"{name} timed out"
+    if result.stopped:
+        return f"{name} exited {result.exit_code}, {result.stopped}"
     summary = pytest_summary(result.output)
     last = summary.line if summary else _last_line(result.output)
     head = f"{name} exited {result.exit_code}"
@@ -99,24 +102,24 @@ class Evaluation:
 
 
 def evaluate_command(
-    check: Check, spec: TaskSpec, workspace: Path, timeout_s: float | None = None
+    check: Check,
+    spec: TaskSpec,
+    workspace: Path,
+    timeout_s: float | None = None,
+    setup: CommandSetup | None = None,
 ) -> Evaluation:
     assert check.cmd is not None
     limit = timeout_s if timeout_s is not None else check.timeout_s
     try:
-        result = run_command(
-            check.cmd,
-            workspace,
-            spec.allowed_commands,
-            timeout_s=limit,
-            network=spec.sandbox.network,
-            passthrough=spec.env_passthrough,
-        )
+        setup = setup or CommandSetup.for_task(spec, workspace)
+        result = run_in(setup, check.cmd, timeout_s=limit)
     except SandboxError as exc:
         return Evaluation(False, f"refused: {exc}")
     summary = pytest_summary(result.output)
     if result.timed_out:
         details = f"timed out after {limit:g}s"
+    elif result.stopped:
+        details = f"exit {result.exit_code}, {result.stopped}"
     elif summary:
         details = f"exit {result.exit_code}: {summary.line}"
     else:
@@ -221,10 +224,14 @@ def evaluate_file_exists(check: Check, workspace: Path) -> Evaluation:
 
 
 def evaluate(
-    check: Check, spec: TaskSpec, workspace: Path, timeout_s: float | None = None
+    check: Check,
+    spec: TaskSpec,
+    workspace: Path,
+    timeout_s: float | None = None,
+    setup: CommandSetup | None = None,
 ) -> Evaluation:
-    if check.kind == "command":
-        return evaluate_command(check, spec, workspace, timeout_s)  # the sandbox redacted it
+    if check.kind == "command":  # the sandbox redacted it
+        return evaluate_command(check, spec, workspace, timeout_s, setup)
     if check.kind == "regex":
         return _redacted(evaluate_regex(check, workspace))
     return _redacted(evaluate_file_exists(check, workspace))
@@ -261,13 +268,14 @@ def run_checks(
     results: dict[str, CheckResult] = {}
     regressions: list[str] = []
     outputs: dict[str, str] = {}
+    setup = CommandSetup.for_task(spec, workspace)  # one environment for every check
     for check in spec.checks:
         before = previous.checks.get(check.name)
         if only is not None and check.name != only:
             if before is not None:
                 results[check.name] = before
             continue
-        verdict = evaluate(check, spec, workspace, timeout_s)
+        verdict = evaluate(check, spec, workspace, timeout_s, setup)
         outputs[check.name] = verdict.output if verdict.output is not None else verdict.details
         flipped = before is None or before.passing != verdict.passing
         results[check.name] = CheckResult(

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from forgetui.engine.errors import StateFileError, first_error
+from forgetui.engine.errors import ForgeError, StateFileError, first_error
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -89,15 +89,31 @@ def dump_model(model: BaseModel) -> str:
     return dump_yaml(model.model_dump(mode="json", exclude_none=True))
 
 
+class TooLargeToWrite(ForgeError):
+    """A file forgetui would then refuse to read back: refused before anything is written."""
+
+    title = "file too large"
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Temporary file, fsync, rename, fsync the directory."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    """Temporary file, fsync, rename, fsync the directory. Every text forgetui writes this way
+    is one it reads back whole, so one over MAX_YAML_BYTES is refused (TooLargeToWrite) and
+    the old file stays."""
+    atomic_write_bytes(path, text.encode("utf-8"), max_bytes=MAX_YAML_BYTES)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+def atomic_write_bytes(
+    path: Path, data: bytes, *, durable: bool = True, max_bytes: int | None = None
+) -> None:
     """Temporary file, fsync, rename, fsync the directory. Not `durable`: no fsyncs, for a file
     whose loss in a power cut costs nothing the task depends on (a reader still never sees
-    half of it)."""
+    half of it). With `max_bytes` (what its reader accepts), more data is refused before
+    anything is written."""
+    if max_bytes is not None and len(data) > max_bytes:
+        raise TooLargeToWrite(
+            f"{path}: not written: {len(data):,} bytes is over the "
+            f"{max_bytes // (1024 * 1024)} MiB forgetui reads back; the file is unchanged"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -124,6 +124,7 @@ class ForgeApp(App[int]):
                 self.command_applies,
                 task_path=self.reader.path,
                 sandbox=snapshot.sandbox if snapshot is not None else None,
+                environment=snapshot.environment if snapshot is not None else None,
             )
         )
 

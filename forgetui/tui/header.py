@@ -197,6 +197,10 @@ class StatusHeader(Static):
             sent = f"sent {snapshot.prompt_tokens:,} · {server}"
             parts.append(Part(Content(sent), 3, short=Content(server)))
         parts.append(Part(Content.assemble("phase ", (snapshot.phase, "bold")), 4))
+        environment = snapshot.environment
+        if environment is not None and environment.source != "forgetui":
+            # the project's own Python; forgetui's is said in help, not on every screen
+            parts.append(Part(Content(f"python {environment.short}"), 5))
         if snapshot.model:
             parts.append(Part(Content(f"model {model_label(snapshot.model)}"), 5))
         parts.append(Part(Content(f"${snapshot.cost:.4f}"), 6))

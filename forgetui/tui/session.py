@@ -271,7 +271,11 @@ class EngineProcess:
         log = self.folder.path / "artifacts" / "engine.log"  # the child's stderr, for crashes
         with log.open("ab") as stderr:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "forgetui.tui.session", str(child.fileno()),
+                # -P: `-m` would put the current directory (the workspace, after `forgetui open
+                # .`) first on the import path, running a json.py the agent wrote in here, with
+                # the operator's keys. Not -I: it would also drop PYTHONPATH and the user site
+                # that forgetui itself may be installed through.
+                [sys.executable, "-P", "-m", "forgetui.tui.session", str(child.fileno()),
                  str(self.folder.path), self.model_spec or "", self.api_base or "",
                  json.dumps(self.model_options)],
                 pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,

@@ -151,6 +151,7 @@ class TaskSnapshot:
     model_problem: str | None = None  # why the model cannot run a step here (no replay script)
     task_change: TaskChange | None = None  # task.yaml edited since accepted: no step runs
     sandbox: SandboxMode | None = None  # what agent commands run in (None: not known yet)
+    environment: api.ProjectEnvironment | None = None  # the Python commands run with
     # the last prompt as forgetui counted it, and as the provider did (0: it reported none)
     prompt_tokens: int = 0
     provider_prompt_tokens: int = 0
@@ -188,6 +189,15 @@ def _sandbox() -> SandboxMode:
         return api.sandbox_mode()
     except ForgeError as exc:
         return SandboxMode("allow-list", exc.message)
+
+
+def _environment(folder: api.TaskFolder) -> api.ProjectEnvironment | None:
+    """The Python steps' commands will run with; None when task.yaml names one that is not
+    (the step then fails saying so)."""
+    try:
+        return api.project_environment(folder)
+    except ForgeError:
+        return None
 
 
 class TaskReader:
@@ -294,6 +304,7 @@ class TaskReader:
             model_problem=api.model_problem(model, folder.path),
             task_change=api.task_change(folder, state),
             sandbox=_sandbox(),
+            environment=_environment(folder),
             prompt_tokens=state.last_context_tokens,
             provider_prompt_tokens=state.last_prompt_tokens,
             token_series=tuple(series[-SERIES_STEPS:]) if complete else (),

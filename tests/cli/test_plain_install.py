@@ -17,6 +17,7 @@ _EXTRA_MODULES = {
     "types-PyYAML": "yaml-stubs",
     "hatchling": "hatchling",
     "pytest-xdist": "xdist",
+    "pytest-timeout": "pytest_timeout",
 }
 
 SITECUSTOMIZE = """

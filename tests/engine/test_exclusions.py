@@ -29,7 +29,7 @@ NOTE = "remember: " + " ".join(f"fact{i}" for i in range(120))
 DROPPED = (
     f"current_state over its {BUDGET}-token budget: oldest unpinned items dropped first, after "
     "tool results collapsed to one line, errors and long texts cut to 500 characters, lists "
-    "capped at 2 items"
+    "capped at 2 items, workspace tree dropped"
 )
 
 
@@ -230,7 +230,8 @@ def test_the_strategy_names_every_squeeze_tried_first(
     squeezes = (
         f"current_state over its {budget}-token budget: oldest unpinned items dropped first, "
         "after first and last lines of file content kept, tool results collapsed to one line, "
-        "errors and long texts cut to 500 characters, lists capped at 2 items"
+        "errors and long texts cut to 500 characters, lists capped at 2 items, workspace tree "
+        "dropped"
     )
     assert found["n1"].strategy == found["n2"].strategy == squeezes
     assert (found["n3"].strategy if "n3" in found else "shown") == pinned

@@ -59,7 +59,7 @@ def test_model_asks_the_operator_with_the_offered_actions() -> None:
     assert (reply.action, reply.args, reply.model, reply.raw) == (
         "list_dir", {"path": "src"}, "human", "list_dir path=src",
     )  # fmt: skip
-    assert "read_file(path, start_line?, end_line?)" in prompts[0]
+    assert "read_file(path, start_line?, end_line?, max_bytes?)" in prompts[0]
     assert "write_file" not in prompts[0]  # not offered while planning
 
 

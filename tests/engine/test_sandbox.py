@@ -149,7 +149,11 @@ def test_symlink_into_the_task_folder_is_not_writable(workspace: Path) -> None:
         "pytest &",
     ],
 )
-def test_shell_syntax_is_refused(workspace: Path, cmd: str) -> None:
+def test_shell_syntax_is_refused_in_allow_list_mode(
+    workspace: Path, cmd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under bubblewrap a shell string runs (test_sandbox_tools.py); without it, no shell."""
+    use_mode(monkeypatch, "allow-list")
     with pytest.raises(SandboxError, match="without a shell"):
         run_command(cmd, workspace, ALLOWED)
 

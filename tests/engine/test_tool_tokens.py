@@ -51,7 +51,7 @@ def test_the_tools_option_decides_what_goes_and_what_is_counted(
         assert "sent with this request as tools" in user
     else:
         assert saved["tool_tokens"] == 0
-    described = "read_file(path, start_line?, end_line?): file text with line numbers"
+    described = "read_file(path, start_line?, end_line?, max_bytes?): file text with line numbers"
     assert (described in user) is not sent  # with tools, the schemas alone describe them
     assert saved["total_tokens"] + saved["tool_tokens"] <= saved["max_tokens"]
     # the preview counted and showed what the step sent

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from forgetui.engine.catalog import ACTIONS, ActionSpec, ArgSpec, ArgType
 from forgetui.engine.errors import ForgeError, first_error
+from forgetui.engine.stored import shortened
 from forgetui.engine.task import Plan
 from forgetui.engine.yamlio import safe_load
 
@@ -79,8 +80,10 @@ def validate_args(action: str, args: Any, offered: Sequence[ActionSpec] = ()) ->
 
 
 def action_signature(action: str, args: dict[str, Any]) -> str:
-    """The loop guard's identity of an attempt: name plus sorted arguments as canonical JSON."""
-    present = {name: value for name, value in args.items() if value is not None}
+    """The loop guard's identity of an attempt: name plus sorted arguments as canonical JSON,
+    a long argument by its reference, as the log keeps it (the same for the arguments a step
+    has and those read back from the log, and small enough for state.yaml)."""
+    present = {name: shortened(value) for name, value in args.items() if value is not None}
     canonical = json.dumps(
         present, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
     )
@@ -88,7 +91,12 @@ def action_signature(action: str, args: dict[str, Any]) -> str:
 
 
 def _check(param: ArgSpec, value: Any) -> Any:
-    clean = _COERCE[param.type](value)
+    try:
+        clean = _COERCE[param.type](value)
+    except _Invalid:
+        if param.type == "line" and not param.name.endswith("_line"):  # read_file's max_bytes
+            raise _Invalid(f"must be a whole number, 1 or more, got {value!r}") from None
+        raise
     if param.nonempty and isinstance(clean, str) and not clean.strip():
         raise _Invalid("must not be empty")
     return clean
@@ -137,6 +145,15 @@ def _command(value: Any) -> str | list[str]:
     raise _Invalid("must be a command string or a non-empty list of strings")
 
 
+def _seconds(value: Any) -> float:
+    if isinstance(value, int | float | str) and not isinstance(value, bool):
+        with contextlib.suppress(ValueError):
+            seconds = float(value)
+            if 0 < seconds < float("inf"):
+                return seconds
+    raise _Invalid(f"must be a number of seconds above 0, got {value!r}")
+
+
 def _string_list(value: Any) -> list[str]:
     if isinstance(value, list) and all(_is_scalar(item) for item in value):
         return [str(item) for item in value]
@@ -166,6 +183,7 @@ _COERCE: dict[ArgType, Callable[[Any], Any]] = {
     "command": _command,
     "string_list": _string_list,
     "plan": _plan,
+    "seconds": _seconds,
 }
 
 

@@ -5,14 +5,13 @@ probe still shows what the agent tried."""
 
 from __future__ import annotations
 
-import os
 import shlex
 from typing import Any
 
 from forgetui.engine import verify
 from forgetui.engine.actions.outcome import SUMMARY_CHARS, ActionEnv, ActionOutcome, Failed
 from forgetui.engine.compress import one_line
-from forgetui.engine.sandbox import SandboxError, run_command, split_command
+from forgetui.engine.sandbox import CommandSetup, SandboxError, command_name, run_in
 from forgetui.engine.state import CommandRun, Verification
 
 CHECK_DETAIL_CHARS = 200
@@ -22,16 +21,13 @@ NOTE_SUMMARY_CHARS = 100
 def run_cmd(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     cmd: str | list[str] = args["cmd"]
     shown = cmd if isinstance(cmd, str) else shlex.join(cmd)
+    bound = env.command_timeout_s
+    asked: float | None = args.get("timeout_sec")
+    timeout_s = min(asked, bound) if asked is not None else bound
     try:
-        name = os.path.basename(split_command(cmd)[0])
-        result = run_command(
-            cmd,
-            env.workspace,
-            env.spec.allowed_commands,
-            timeout_s=env.command_timeout_s,
-            network=env.spec.sandbox.network,
-            passthrough=env.spec.env_passthrough,
-        )
+        setup = CommandSetup.for_task(env.spec, env.workspace)
+        name = command_name(cmd)
+        result = run_in(setup, cmd, timeout_s=timeout_s)
     except SandboxError as exc:
         return ActionOutcome(
             "refused",
@@ -39,15 +35,20 @@ def run_cmd(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
             error=str(exc),
             command=CommandRun(cmd=shown, exit_code=None, step=env.step),
         )
+    output = result.output
+    if asked is not None and asked > bound:
+        output += f"\n[timeout_sec {asked:g} is over the task's command timeout; {bound:g}s used]"
     error = None
     if result.timed_out:
-        error = f"timed out after {env.command_timeout_s:g}s"
+        error = f"timed out after {timeout_s:g}s"
+    elif result.stopped:
+        error = result.stopped
     elif result.exit_code != 0:
         error = f"exit code {result.exit_code}"
     return ActionOutcome(
         "success" if result.exit_code == 0 else "failure",
         one_line(verify.describe_command(result, name), SUMMARY_CHARS),
-        output=result.output,
+        output=output,
         error=error,
         command=CommandRun(cmd=shown, exit_code=result.exit_code, step=env.step),
         changed_workspace=True,  # a command may write anything; verification decides

@@ -8,6 +8,8 @@ before and after, which is what makes a step reviewable."""
 from __future__ import annotations
 
 import os
+import stat
+from pathlib import Path
 from typing import Any
 
 from forgetui.engine.actions.outcome import OUTPUT_CAP, ActionEnv, ActionOutcome, Failed
@@ -16,9 +18,12 @@ from forgetui.engine.safe_write import open_write_target
 from forgetui.engine.sandbox import TASK_DIR_NAME, cap_text, resolve_path, workspace_relative
 from forgetui.engine.timed_regex import InvalidPattern, PatternTooSlow, TimedPattern
 from forgetui.engine.workspace import (
+    MAX_TEXT_BYTES,
+    FileProblem,
     Skipped,
     line_count,
     link_text,
+    looks_binary,
     read_text,
     scanned_text,
     skip_reason,
@@ -60,16 +65,52 @@ def cap_lines(lines: list[str], limit: int) -> str:
 def read_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     path = resolve_path(env.workspace, args["path"])
     rel = workspace_relative(env.workspace, path)
-    lines = read_text(path, rel).splitlines()
+    part = ""
+    if "max_bytes" in args:
+        text, part = _head_text(path, rel, min(args["max_bytes"], MAX_TEXT_BYTES))
+    else:
+        try:
+            text = read_text(path, rel)
+        except FileProblem as exc:
+            if "too large" in str(exc):
+                raise Failed(f"{exc}; read its start with max_bytes") from None
+            raise
+    lines = text.splitlines()
     if not lines:
-        return ActionOutcome("success", f"read {rel} (empty)", output="")
+        return ActionOutcome("success", f"read {rel} (empty{part})", output="")
     start: int = args.get("start_line", 1)
     if start > len(lines):
-        raise Failed(f"start_line {start} is past the end of {rel} ({len(lines)} lines)")
+        raise Failed(f"start_line {start} is past the end of {rel}{part} ({len(lines)} lines)")
     end = min(args.get("end_line", len(lines)), len(lines))
     output = cap_lines(numbered_lines(lines[start - 1 : end], start), OUTPUT_CAP)
     return ActionOutcome(
-        "success", f"read {rel} lines {start}-{end} of {len(lines)}", output=output
+        "success", f"read {rel} lines {start}-{end} of {len(lines)}{part}", output=output
+    )
+
+
+def _head_text(path: Path, rel: str, limit: int) -> tuple[str, str]:
+    """The first `limit` bytes of a file as text, cut after its last whole line when the file
+    is longer, and what the summary says of the part read ("" for the whole file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO cannot block
+    except FileNotFoundError as exc:
+        raise FileProblem(f"no such file: {rel}") from exc
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory (use list_dir)" if stat.S_ISDIR(info.st_mode) else "not a file"
+            raise FileProblem(f"{rel} is {kind}")
+        data = handle.read(limit + 1)
+    if looks_binary(data):
+        raise FileProblem(f"{rel} is a binary file")
+    if len(data) <= limit:
+        return data.decode("utf-8", errors="replace"), ""
+    data = data[:limit]
+    whole = data.rfind(b"\n") + 1
+    kept = data[:whole] if whole else data
+    return (
+        kept.decode("utf-8", errors="replace"),
+        f" (the first {len(kept):,} of {info.st_size:,} bytes)",
     )
 
 
@@ -156,11 +197,33 @@ def search(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     return ActionOutcome("success", summary, output=cap_text("\n".join(shown), OUTPUT_CAP))
 
 
+def _refuse_oversize(rel: str, text: str, env: ActionEnv) -> None:
+    """A write that would leave more than the task's max_write_bytes in the file is refused
+    before anything is written: the agent sees why and what to do instead."""
+    cap = env.spec.limits.max_write_bytes
+    if len(text) <= cap // 4:  # at most 4 bytes a character: no need to encode
+        return
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    if size > cap:
+        raise Failed(
+            f"{rel} would be {size:,} bytes, over this task's write cap of {cap:,} bytes "
+            "(limits.max_write_bytes in task.yaml); nothing was written. Write a smaller file, "
+            "or generate a large one with a command (run_cmd)"
+        )
+
+
+def _read_limit(env: ActionEnv) -> int:
+    """How large a file a write may replace: one it wrote itself, under the write cap, can be
+    written again (its old content is snapshotted first)."""
+    return max(MAX_TEXT_BYTES, env.spec.limits.max_write_bytes)
+
+
 def write_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     content: str = args["content"]
+    _refuse_oversize(args["path"], content, env)  # before a missing directory is made
     with open_write_target(env.workspace, args["path"], create_dirs=True) as target:
         rel = target.rel
-        before = target.read_text()
+        before = target.read_text(_read_limit(env))
         if before == content:
             return ActionOutcome("success", f"{rel} unchanged (same content)")
         target.replace(content)
@@ -179,9 +242,10 @@ def write_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
 def edit_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     old: str = args["old"]
     new: str = args["new"]
+    _refuse_oversize(args["path"], new, env)  # the file would hold at least `new`
     with open_write_target(env.workspace, args["path"], create_dirs=False) as target:
         rel = target.rel
-        before = target.read_text()
+        before = target.read_text(_read_limit(env))
         if before is None:
             raise Failed(f"no such file: {rel}")
         count = before.count(old)
@@ -196,6 +260,7 @@ def edit_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
             raise Failed("`old` and `new` are the same: nothing to change")
         at = before.index(old)
         after = before[:at] + new + before[at + len(old) :]
+        _refuse_oversize(rel, after, env)
         target.replace(after)
     snapshots = env.snapshot(rel, before, after)
     line = before.count("\n", 0, at) + 1

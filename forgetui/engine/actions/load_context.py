@@ -20,9 +20,10 @@ from forgetui.engine.compress import one_line
 from forgetui.engine.memory import DEFAULT_EXPIRY_STEPS, LOAD_KINDS, MemoryItem
 from forgetui.engine.sandbox import (
     TASK_DIR_NAME,
+    CommandSetup,
     SandboxError,
     resolve_path,
-    run_command,
+    run_in,
     workspace_relative,
 )
 from forgetui.engine.workspace import (
@@ -94,10 +95,8 @@ def _test_output(env: ActionEnv) -> ActionOutcome:
     check = next((check for check in env.spec.checks if check.kind == "command"), None)
     if check is None or check.cmd is None:
         raise Failed("the task has no command check to take test output from")
-    result = run_command(
-        check.cmd, env.workspace, env.spec.allowed_commands, check.timeout_s,
-        network=env.spec.sandbox.network, passthrough=env.spec.env_passthrough,
-    )  # fmt: skip
+    setup = CommandSetup.for_task(env.spec, env.workspace)
+    result = run_in(setup, check.cmd, check.timeout_s)
     name = os.path.basename(check.cmd[0])
     return _loaded(env, "test_output", result.output, verify.describe_command(result, name))
 

@@ -12,7 +12,9 @@ size) and writes nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from forgetui.engine.context.current_state import CurrentState, drop_strategy
@@ -34,11 +36,13 @@ from forgetui.engine.context.sections import (
     verification_variants,
 )
 from forgetui.engine.memory import Exclusion, WorkingMemory, visible_items
+from forgetui.engine.sandbox.redact import redact, redaction_note, secrets_of
 from forgetui.engine.task import SECTION_NAMES
-from forgetui.engine.tokens import counter_for
+from forgetui.engine.tokens import TokenCounter, counter_for
 
 SECTION_FLOOR = 15  # the smallest budget a section is squeezed to when max_tokens binds
 USABLE_FLOOR = SECTION_FLOOR * len(SECTION_NAMES)  # less room than this is no context at all
+MESSAGE_MARKER = "(redacted ${name})"  # no bracket, colon or angle: the same in YAML and XML
 
 
 def compile_context(inputs: ContextInputs) -> CompiledContext:
@@ -100,7 +104,11 @@ def compile_context(inputs: ContextInputs) -> CompiledContext:
         built[name] = section
         used += section.tokens
 
-    sections = tuple(built[name] for name in SECTION_NAMES)
+    # The last look before the messages are made: no secret value leaves in them, whichever
+    # section took it in (a target file's excerpt, a check's details, an operator's note).
+    secrets = secrets_of(os.environ)
+    sections = tuple(without_secrets(built[name], secrets, counter) for name in SECTION_NAMES)
+    used += sum(section.tokens - built[section.name].tokens for section in sections)
     user = wrapper[0] + "".join(section.text for section in sections[1:]) + wrapper[1]
     over = [*state_builder.over_budget]
     over += [
@@ -126,6 +134,25 @@ def compile_context(inputs: ContextInputs) -> CompiledContext:
         tool_tokens=tool_tokens,
         window=window,
         window_problem=problem,
+    )
+
+
+def without_secrets(section: Section, secrets: Mapping[str, str], counter: TokenCounter) -> Section:
+    """`section` with each secret value (and its form inside a JSON-quoted scalar, how a
+    section quotes a one-line string) replaced by `(redacted $NAME)`, a marker that reads the
+    same in a YAML plain scalar, a quoted one or XML; recounted."""
+    quoted = {name: json.dumps(value, ensure_ascii=False)[1:-1] for name, value in secrets.items()}
+    text, names = redact(section.text, secrets, marker=MESSAGE_MARKER)
+    if any(quoted[name] != value for name, value in secrets.items()):
+        text, more = redact(text, quoted, marker=MESSAGE_MARKER)
+        names = sorted({*names, *more})
+    if not names:
+        return section
+    return replace(
+        section,
+        text=text,
+        tokens=counter.count(text),
+        compressions=(*section.compressions, redaction_note(names)),
     )
 
 

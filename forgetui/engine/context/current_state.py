@@ -45,7 +45,8 @@ class CurrentState:
         has_pinned = any(item.pinned for item in self.items)
         unpinned = sum(not item.pinned for item in self.items)
         need = 0
-        for sq in self._squeezes(unpinned, has_pinned):
+        has_tree = self.state_tree.tree is not None
+        for sq in self._squeezes(unpinned, has_pinned, has_tree):
             if sq.omit_pinned and not self.over_budget:
                 refs = ", ".join(item.ref for item in self.items if item.pinned)
                 self.over_budget.append(
@@ -66,7 +67,7 @@ class CurrentState:
         return section
 
     @staticmethod
-    def _squeezes(unpinned: int, has_pinned: bool) -> Iterator[Squeeze]:
+    def _squeezes(unpinned: int, has_pinned: bool, has_tree: bool = False) -> Iterator[Squeeze]:
         sq = Squeeze()
         yield sq
         for change in ({"files": True}, {"collapse": True}, {"cut": True}):
@@ -74,6 +75,9 @@ class CurrentState:
             yield sq
         for cap in LIST_CAPS:
             sq = replace(sq, list_cap=cap)
+            yield sq
+        if has_tree:
+            sq = replace(sq, no_tree=True)
             yield sq
         for dropped in range(1, unpinned + 1):
             sq = replace(sq, dropped=dropped)

@@ -14,6 +14,7 @@ from forgetui.engine import compress as cz
 from forgetui.engine.context.inputs import ContextInputs
 from forgetui.engine.context.target_files import lines_matching, target_files
 from forgetui.engine.context.tree import El, Elastic, Scalar, drop_empty, seq, value_el
+from forgetui.engine.context.workspace_tree import tree_budget, workspace_tree
 from forgetui.engine.memory import MemoryItem, visible_items
 from forgetui.engine.tokens import MAX_BYTES_PER_TOKEN, TokenCounter
 
@@ -32,6 +33,7 @@ class Squeeze:
     collapse: bool = False  # tool results on one line
     cut: bool = False  # errors and long texts cut to 500 characters
     list_cap: int | None = None  # lists keep the first N
+    no_tree: bool = False  # the workspace tree goes before any memory item does
     dropped: int = 0  # unpinned memory items omitted, oldest first
     pinned: bool = False  # the same strategies now apply to pinned items
     starve: bool = False  # file excerpts may shrink to nothing
@@ -45,6 +47,8 @@ class Squeeze:
             labels.append("errors and long texts cut to 500 characters")
         if self.list_cap is not None:
             labels.append(f"lists capped at {self.list_cap} items")
+        if self.no_tree:
+            labels.append("workspace tree dropped")
         if self.dropped:
             labels.append(f"{_items(self.dropped)} omitted")
         if self.pinned:
@@ -73,6 +77,8 @@ class StateTree:
         if isinstance(named, str) and named not in files:
             files.insert(0, named)  # the file a violation names counts as a target file
         self._files_el = target_files(inputs.workspace, files, self._add_elastic, self._focus)
+        budget = tree_budget(inputs.spec.limits.budgets()["current_state"])
+        self.tree = workspace_tree(inputs.workspace, budget, counter)
         self._memory_slots = [self._memory_slot(item) for item in self.items]
         self._notes = self._scratchpad()
 
@@ -199,6 +205,8 @@ class StateTree:
         if self._files_el is not None:
             files = [elastic(el.slot) if el.slot >= 0 else el for el in self._files_el.items]
             parts.append(replace(self._files_el, items=tuple(files)))
+        if self.tree is not None and not sq.no_tree:
+            parts.append(seq("workspace_tree", self.tree.shown(cap), "entry"))
         memory, refs = self._memory(sq, elastic)
         parts.append(memory)
         parts.append(self._decisions(sq))

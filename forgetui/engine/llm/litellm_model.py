@@ -45,6 +45,9 @@ _MAX_ERROR_CHARS = 400
 def import_litellm() -> ModuleType:
     """The one place litellm is imported: cost map from the package, not the network."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # not "DEV": litellm would load a .env found from the current directory or above its install,
+    # which may be one the agent wrote (an OPENAI_BASE_URL would send it the operator's key)
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
     import litellm
 
     litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on stdout

@@ -241,6 +241,8 @@ def tool_schemas(actions: Sequence[ActionSpec]) -> list[dict[str, Any]]:
 def _json_schema(kind: ArgType) -> dict[str, Any]:
     if kind == "line":
         return {"type": "integer"}
+    if kind == "seconds":
+        return {"type": "number"}
     if kind == "boolean":
         return {"type": "boolean"}
     if kind == "command":

@@ -2,7 +2,9 @@
 
 Everything is read-only but the workspace; the operator's home, /tmp and /run are hidden behind
 empty tmpfs mounts (keys in ~/.ssh, tokens in ~/.config, agent and database sockets); the task's
-own folder is read-only even though it lies in the workspace; the command gets its own PID,
+own folder is read-only even though it lies in the workspace, and so is the project's Python
+environment wherever it lives (put back under the hidden home or /tmp, with the base
+installation its interpreter needs); the command gets its own PID,
 IPC, UTS and (unless the task allows it) network namespaces, so nothing it starts outlives it
 and the engine's /proc/<pid>/environ is not there to read."""
 
@@ -14,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from forgetui.engine.sandbox.paths import TASK_DIR_NAME
+from forgetui.engine.sandbox.project_env import ProjectEnvironment, looks_like_python_prefix
 
 SANDBOX_HOME = "/tmp/home"  # HOME inside: empty and writable, gone with the command
 _PREFIX_DIRS = ("bin",)  # <prefix>/bin/python: the interpreter needs its whole prefix
@@ -31,18 +34,38 @@ def _shebang_interpreter(program: Path) -> Path | None:
     return Path(words[0]) if words and os.path.isabs(words[0]) else None
 
 
-def _program_roots(program: str) -> list[Path]:
+def _program_roots(program: str, workspace: Path) -> list[Path]:
     """The directories `program` needs to run: its PATH entry, where its real file lives, and
-    for a script the whole prefix of its interpreter (a venv's python needs its lib/)."""
+    for a script the whole prefix of its interpreter (a venv's python needs its lib/). A
+    program in the workspace is the agent's to write: of its shebang only a directory that
+    holds a Python installation is made visible (never `#!/home/me/.ssh/x`'s folder)."""
     path = Path(program)
     if not path.is_absolute():
         return []
-    roots = [path.parent, path.resolve().parent]
+    ws = workspace.resolve()
+    agents = path.is_relative_to(workspace.absolute()) or path.is_relative_to(ws)
+    roots = [] if agents else [path.parent, path.resolve().parent]
     interpreter = _shebang_interpreter(path.resolve())
     if interpreter is not None:
         for where in (interpreter.parent, interpreter.resolve().parent):
-            roots.append(where.parent if where.name in _PREFIX_DIRS else where)
+            root = where.parent if where.name in _PREFIX_DIRS else where
+            if not agents or looks_like_python_prefix(root):
+                roots.append(root)
     return roots
+
+
+def _environment_roots(environment: ProjectEnvironment | None) -> list[Path]:
+    """The project environment's directories and its base installation, resolved (a .venv
+    may be a symlink to a shared one)."""
+    if environment is None:
+        return []
+    found = [environment.python.parent, *environment.base]
+    if environment.prefix is not None:
+        found.append(environment.prefix)
+    roots: list[Path] = []
+    for path in found:
+        roots += [path, path.resolve()]
+    return [root for root in roots if root.is_dir()]
 
 
 def _python_roots() -> list[Path]:
@@ -69,14 +92,15 @@ def home_to_hide(environ: Mapping[str, str]) -> Path | None:
     return path if path.is_dir() and path != Path("/") else None
 
 
-def _put_back(hidden: Sequence[Path], argv: Sequence[str]) -> list[Path]:
-    """What must stay readable under the hidden directories: this interpreter and the program
-    (a venv under /tmp or $HOME, pyenv in ~/.pyenv)."""
-    wanted = [*_python_roots(), *_program_roots(argv[0])]
+def _put_back(hidden: Sequence[Path], wanted: Iterable[Path]) -> list[Path]:
+    """What must stay readable under the hidden directories (a venv under /tmp or $HOME, pyenv
+    in ~/.pyenv); never a hidden directory itself or one holding it."""
     return _outermost(
         root
         for root in wanted
-        if any(root.is_relative_to(place) for place in hidden) and root.is_dir()
+        if any(root.is_relative_to(place) and root != place for place in hidden)
+        and not any(place.is_relative_to(root) for place in hidden)
+        and root.is_dir()
     )
 
 
@@ -97,12 +121,15 @@ def wrap(
     *,
     network: bool,
     home: Path | None,
+    environment: ProjectEnvironment | None = None,
+    program: str | None = None,
 ) -> list[str]:
-    """`bwrap [mounts and namespaces] -- argv`, to run with cwd = the workspace.
+    """`bwrap [mounts and namespaces] -- argv`, to run with cwd = the workspace. `program`
+    is the command's own program when argv starts with a launcher.
 
     Mount order matters: the tmpfs mounts hide first, then what must run is bound back
     read-only, then the workspace read-write (so one under $HOME or /tmp works), then its task
-    folder read-only again."""
+    folder and a project environment inside it read-only again."""
     ws = workspace.resolve()
     args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     hidden = [Path("/tmp")]
@@ -112,14 +139,23 @@ def wrap(
     if home is not None:
         args += ["--tmpfs", str(home)]
         hidden.append(home)
-    for root in _put_back(hidden, argv):
+    env_roots = _environment_roots(environment)
+    wanted = [
+        *_python_roots(), *_program_roots(program or argv[0], workspace),
+        *(root for root in env_roots if not root.is_relative_to(ws)),
+    ]  # fmt: skip
+    for root in _put_back(hidden, wanted):
         args += ["--ro-bind", str(root), str(root)]
     args += ["--dir", SANDBOX_HOME]  # after the home's tmpfs, in case $HOME is /tmp
     args += ["--bind", str(ws), str(ws)]
-    task_dir = ws / TASK_DIR_NAME
-    if task_dir.exists():
-        real = task_dir.resolve()
-        if real.is_relative_to(ws) and real.is_dir():
+    inside = [ws / TASK_DIR_NAME]
+    if environment is not None and environment.prefix is not None:
+        inside.append(environment.prefix)
+    for path in inside:
+        if not path.exists():
+            continue
+        real = path.resolve()
+        if real.is_relative_to(ws) and real != ws and real.is_dir():
             args += ["--ro-bind", str(real), str(real)]
     args += ["--chdir", str(ws), "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     if not network:

@@ -1,4 +1,5 @@
-"""Paths an action names resolve inside the workspace, and the task folder stays read-only."""
+"""Paths an action names resolve inside the workspace; the task folder and a Python
+environment in the workspace stay read-only."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from forgetui.engine.sandbox.errors import SandboxError
 
 TASK_DIR_NAME = ".agentforge"
+PYVENV_CFG = "pyvenv.cfg"  # what marks a directory as a virtual environment
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -40,7 +42,23 @@ def resolve_path(workspace: Path, rel: str, *, write: bool = False) -> Path:
         raise SandboxError(
             f"path {rel!r} is inside {TASK_DIR_NAME}/, the task's own state; it cannot be changed"
         )
+    if write:
+        refuse_environment_write(root, resolved.relative_to(root).parts, rel)
     return resolved
+
+
+def refuse_environment_write(workspace: Path, parts: tuple[str, ...], shown: str) -> None:
+    """Refuse a write under a virtual environment in the workspace (a directory holding
+    pyvenv.cfg): commands run with it and mount it read-only, and a file action must not
+    change what `python` or `pytest` is either."""
+    for depth in range(1, len(parts)):
+        folder = workspace.joinpath(*parts[:depth])
+        if (folder / PYVENV_CFG).is_file():
+            where = "/".join(parts[:depth])
+            raise SandboxError(
+                f"path {shown!r} is inside {where}/, the project's Python environment; "
+                "it is read-only (change the project's files, not its installed packages)"
+            )
 
 
 def workspace_relative(workspace: Path, path: Path) -> str:

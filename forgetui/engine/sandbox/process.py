@@ -1,5 +1,5 @@
-"""Running one command: the sandbox around it, a timeout, an output cap, a clean environment,
-and secret values cut from what it printed."""
+"""Running one command: the sandbox around it, the project's environment, a timeout, an output
+cap, resource limits, a clean environment, and secret values cut from what it printed."""
 
 from __future__ import annotations
 
@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from forgetui.engine.sandbox.argv import program_argv, split_command
+from forgetui.engine.sandbox.argv import check_allowed, program_argv, shell_syntax, split_command
 from forgetui.engine.sandbox.bwrap import SANDBOX_HOME, home_to_hide, wrap
-from forgetui.engine.sandbox.environment import child_env
-from forgetui.engine.sandbox.mode import SandboxName, sandbox_mode
+from forgetui.engine.sandbox.errors import SandboxError
+from forgetui.engine.sandbox.limits import PidsCgroup
+from forgetui.engine.sandbox.mode import SandboxMode, SandboxName, sandbox_mode
 from forgetui.engine.sandbox.redact import redact, secrets_of
+from forgetui.engine.sandbox.setup import CommandSetup
+from forgetui.engine.sandbox.shell import SHELL, shell_programs
 
 DEFAULT_OUTPUT_CAP = 20_000
 DEFAULT_TIMEOUT_S = 60.0
@@ -34,6 +37,7 @@ class CommandResult:
     duration_ms: float
     sandbox: SandboxName = "allow-list"
     redacted: list[str] = field(default_factory=list)  # variables whose values were cut
+    stopped: str | None = None  # "stopped: file size limit 1024 MB": a resource limit hit
 
 
 class _CappedReader(threading.Thread):
@@ -92,20 +96,62 @@ def run_command(
     network: bool = False,
     passthrough: Sequence[str] = (),
 ) -> CommandResult:
-    """Run one allow-listed program in the workspace: no shell, an allow-listed environment
-    (plus `passthrough`), under bubblewrap when it works (`network` lets it reach the network).
+    """One command without a task (benchmarks, tests): the workspace's environment, default
+    limits. Tasks build their CommandSetup once and call `run_in`."""
+    setup = CommandSetup.plain(workspace, allowed, network=network, passthrough=passthrough)
+    return run_in(setup, cmd, timeout_s, output_cap)
+
+
+def command_name(cmd: str | list[str]) -> str:
+    """The program a command is known by in summaries ("pytest exited 1"): its first one."""
+    if isinstance(cmd, str) and shell_syntax(cmd) is not None:
+        programs = shell_programs(cmd)
+    else:
+        programs = split_command(cmd)
+    return os.path.basename(programs[0]) if programs else "sh"
+
+
+def command_argv(setup: CommandSetup, cmd: str | list[str], mode: SandboxMode) -> list[str]:
+    """The argv `cmd` runs as: a shell string under bubblewrap is `/bin/sh -c STRING` with
+    each program it names allow-listed; in allow-list mode it is refused, saying why."""
+    if isinstance(cmd, str) and (found := shell_syntax(cmd)) is not None:
+        if mode.bwrap is None:
+            raise SandboxError(
+                f"shell syntax {found!r} needs bubblewrap: in allow-list mode commands run "
+                "without a shell (one program and its arguments); give an argv, or install "
+                f"bubblewrap (`sudo apt-get install bubblewrap`) [{mode.reason}]"
+            )
+        for program in shell_programs(cmd):
+            check_allowed(program, setup.allowed, setup.workspace, shell=True)
+        return [SHELL, "-c", cmd]
+    return program_argv(
+        split_command(cmd), setup.allowed, setup.environment, setup.workspace,
+        setup.search_path(),
+    )  # fmt: skip
+
+
+def run_in(
+    setup: CommandSetup,
+    cmd: str | list[str],
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    output_cap: int = DEFAULT_OUTPUT_CAP,
+) -> CommandResult:
+    """Run one allow-listed command in the workspace with the project's environment: an
+    allow-listed process environment, under bubblewrap when it works (with resource limits;
+    a shell string is run by /bin/sh there).
 
     Raises SandboxError for a refused command and SandboxUnavailable if FORGETUI_SANDBOX asks
     for a sandbox that cannot run; a program that fails, is missing or times out is a
     CommandResult (exit 127 for not found, None for a timeout)."""
-    argv = program_argv(split_command(cmd), allowed)
-    mode = sandbox_mode()
+    mode = sandbox_mode(setup.environ)
+    argv = command_argv(setup, cmd, mode)
     started = time.perf_counter()
 
     def finish(
-        exit_code: int | None, output: str, timed_out: bool, truncated: bool
-    ) -> CommandResult:
-        clean, names = redact(output, secrets_of(os.environ))
+        exit_code: int | None, output: str, timed_out: bool, truncated: bool,
+        stopped: str | None = None,
+    ) -> CommandResult:  # fmt: skip
+        clean, names = redact(output, secrets_of(setup.environ))
         return CommandResult(
             argv=argv,
             exit_code=exit_code,
@@ -115,16 +161,25 @@ def run_command(
             duration_ms=(time.perf_counter() - started) * 1000,
             sandbox=mode.name,
             redacted=names,
+            stopped=stopped,
         )
 
     if os.sep not in argv[0]:  # a bare name: program_argv found it nowhere on PATH
         return finish(127, f"{argv[0]}: command not found", False, False)
+    workspace = setup.workspace
     launched = argv
-    env = child_env(os.environ, passthrough)
+    env = setup.child_env()
+    cgroup: PidsCgroup | None = None
     if mode.bwrap is not None:
-        home = home_to_hide(os.environ)
-        launched = wrap(mode.bwrap, argv, workspace, network=network, home=home)
-        env = child_env(os.environ, passthrough, home=SANDBOX_HOME)
+        home = home_to_hide(setup.environ)
+        cgroup = PidsCgroup.create(setup.limits.processes)
+        launched = wrap(
+            mode.bwrap, [*setup.limits.launcher(), *argv], workspace, network=setup.network,
+            home=home, environment=setup.environment, program=argv[0],
+        )  # fmt: skip
+        if cgroup is not None:
+            launched = [*cgroup.join(), *launched]
+        env = setup.child_env(home=SANDBOX_HOME)
     try:
         proc = subprocess.Popen(
             launched,
@@ -136,6 +191,8 @@ def run_command(
             start_new_session=True,  # its own process group, so a timeout kills its children
         )
     except OSError as exc:
+        if cgroup is not None:
+            cgroup.remove()
         code = 127 if isinstance(exc, FileNotFoundError) else 126
         return finish(code, f"{argv[0]}: {exc.strerror or exc}", False, False)
     assert proc.stdout is not None
@@ -152,9 +209,16 @@ def run_command(
         proc.wait()
     reader.join(timeout=2.0)  # a child that escaped the group may still hold the pipe
     output, truncated = reader.text()
+    stopped = None
     if timed_out:
         output += f"\n[timed out after {timeout_s:g}s; process group killed]"
-    return finish(exit_code, output, timed_out, truncated)
+    elif mode.bwrap is not None:
+        stopped = setup.limits.stopped(exit_code, output, cgroup is not None and cgroup.hit())
+        if stopped:
+            output += f"\n[{stopped}]"
+    if cgroup is not None:
+        cgroup.remove()
+    return finish(exit_code, output, timed_out, truncated, stopped)
 
 
 def cap_text(text: str, limit: int) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 MIN_SECRET_CHARS = 8  # shorter values ("1", "true", "dev") would redact ordinary text
 
@@ -51,13 +52,15 @@ def secrets_of(environ: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def redact(text: str, secrets: Mapping[str, str]) -> tuple[str, list[str]]:
-    """`text` with each secret value replaced by `[redacted $NAME]`, and the names replaced.
-    Longer values go first, so one that contains another is cut whole."""
+def redact(
+    text: str, secrets: Mapping[str, str], marker: str = "[redacted ${name}]"
+) -> tuple[str, list[str]]:
+    """`text` with each secret value replaced by `marker` (formatted with its name), and the
+    names replaced. Longer values go first, so one that contains another is cut whole."""
     names: list[str] = []
     for name, value in sorted(secrets.items(), key=lambda item: -len(item[1])):
         if value in text:
-            text = text.replace(value, f"[redacted ${name}]")
+            text = text.replace(value, marker.format(name=name))
             names.append(name)
     return text, sorted(names)
 
@@ -65,3 +68,20 @@ def redact(text: str, secrets: Mapping[str, str]) -> tuple[str, list[str]]:
 def redaction_note(names: list[str]) -> str:
     """What a summary says when output was cut: the model should know why text is missing."""
     return f"output redacted ({', '.join(names)})"
+
+
+def redact_data(value: Any, secrets: Mapping[str, str]) -> Any:
+    """`value` (strings, mappings, lists: what a record holds) with the secret values cut from
+    every string, keys included, before it is written or sent. Cut from the data, not from the
+    text it is written as: an escape or a line fold in YAML or JSON could split a value."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact(value, secrets)[0]
+    if isinstance(value, Mapping):
+        return {
+            redact_data(key, secrets): redact_data(item, secrets) for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [redact_data(item, secrets) for item in value]
+    return value

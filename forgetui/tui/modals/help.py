@@ -12,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from forgetui.engine.api import SandboxMode
+from forgetui.engine.api import ProjectEnvironment, SandboxMode
 from forgetui.tui.commands import COMMANDS, Command, key_for
 from forgetui.tui.markup import fmt, lines
 
@@ -34,7 +34,7 @@ def home_relative(path: Path) -> str:
 
 
 class HelpScreen(ModalScreen[None]):
-    DEFAULT_CSS = "#help-task-path, #help-sandbox { margin-bottom: 1; }"
+    DEFAULT_CSS = "#help-task-path, #help-sandbox, #help-python { margin-bottom: 1; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "close", "close", id="help-close"),
     ]
@@ -45,6 +45,7 @@ class HelpScreen(ModalScreen[None]):
         applies: Callable[[Command], bool],
         task_path: Path | None = None,
         sandbox: SandboxMode | None = None,
+        environment: ProjectEnvironment | None = None,
     ) -> None:
         super().__init__()
         self.keymap = keymap
@@ -52,6 +53,7 @@ class HelpScreen(ModalScreen[None]):
         # A sample opens as a copy in the runs directory; help is where to find out which.
         self.task_path = task_path
         self.sandbox = sandbox
+        self.environment = environment
 
     def compose(self) -> ComposeResult:
         entries = []
@@ -82,6 +84,12 @@ class HelpScreen(ModalScreen[None]):
                     fmt("[b]sandbox[/] $name: $reason", name=self.sandbox.name,
                         reason=self.sandbox.reason),
                     id="help-sandbox",
+                )  # fmt: skip
+            if self.environment is not None:
+                yield Static(
+                    fmt("[b]python[/] $python ($label)", python=str(self.environment.python),
+                        label=self.environment.label),
+                    id="help-python",
                 )  # fmt: skip
             yield Static(INTRO, id="help-intro")
             with VerticalScroll():
