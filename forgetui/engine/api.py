@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from forgetui.engine.actionlog import AnyRecord
 from forgetui.engine.answers import TAKEOVER_FORMS, check_answer, modify_answer, parse_limits
 from forgetui.engine.catalog import PHASES, actions_of
@@ -52,11 +50,9 @@ from forgetui.engine.runs import (
 from forgetui.engine.samples import find_sample, init_sample
 from forgetui.engine.sandbox import (
     ProjectEnvironment,
-    SandboxError,
     SandboxMode,
     find_environment,
     sandbox_mode,
-    split_command,
 )
 from forgetui.engine.state import (
     FINISHED,
@@ -67,7 +63,7 @@ from forgetui.engine.state import (
 )
 from forgetui.engine.stats import StepTokens, series_stats, stats_rows, token_series
 from forgetui.engine.store import CheckOutput, TaskFolder
-from forgetui.engine.task import DEFAULT_ALLOWED_COMMANDS, Check, Plan, TaskSpec
+from forgetui.engine.task import Check, Plan, TaskSpec
 from forgetui.engine.task_seal import TaskChange, pending_change
 from forgetui.engine.views import (
     IN_FLIGHT,
@@ -283,9 +279,6 @@ def open_task(path: Path | str) -> TaskFolder:
     return TaskFolder.open(Path(path))
 
 
-_NEW_FLAGS = {"id": "--id", "goal": "--goal", "task_type": "--type", "checks": "--check-cmd"}
-
-
 def create_task(
     workspace: Path | str,
     goal: str,
@@ -296,78 +289,26 @@ def create_task(
     *,
     propose_check: bool = True,
     run_checks: bool = True,
-    on_notice: Callable[[str], None] | None = None,
+    on_notice: Callable[[str], object] | None = None,
 ) -> TaskFolder:
-    """`forgetui new`: a task from a goal, meeting the workspace as it is. Each check command
-    becomes a command check; given none (and `propose_check`), the project's own test command
-    does. The allow-list comes from the project's files (project_files.py) and takes in every
-    check's program. The checks then run once, as step 0 (layout_checks.py). `on_notice` hears
-    what was chosen and why, and how the checks went: one line each. Bad input is a
-    ForgeError naming the flag, with nothing written."""
-    from forgetui.engine.layout_checks import check_at_layout
-    from forgetui.engine.project_files import read_project
+    """`forgetui new`: a task from a goal, meeting the workspace as it is (new_task.py). Each
+    check command becomes a command check; given none (and `propose_check`), the project's own
+    test command does; the allow-list comes from the project's files; the checks then run once
+    (unless not `run_checks`), as step 0. `on_notice` hears what was chosen and why, and how the
+    checks went, one line each. Bad input is a ForgeError naming the flag, nothing written."""
+    from forgetui.engine.new_task import new_task
 
-    notice = on_notice or (lambda line: None)
-    if not str(workspace).strip():
-        raise ForgeError("--workspace: empty; give a directory")
-    workspace = Path(workspace)
-    if not workspace.is_dir():
-        raise ForgeError(f"--workspace {workspace}: not a directory")
-    if not goal.strip():
-        raise ForgeError("--goal: empty; say in one sentence what the task is to achieve")
-    argvs: list[list[str]] = []
-    for cmd in check_cmds:
-        try:
-            argvs.append(split_command(cmd))
-        except SandboxError as exc:
-            named = "" if repr(cmd) in exc.message else f" {cmd!r}"  # a parse error names it
-            raise ForgeError(f"--check-cmd{named}: {exc.message}") from None
-    project = read_project(workspace)
-    for problem in project.problems:
-        notice(f"{problem}; detection goes on without it")
-    test = project.test_command if propose_check and not argvs else None
-    allowed = list(project.tools or DEFAULT_ALLOWED_COMMANDS)
-    programs = [Path(argv[0]).name for argv in argvs] + ([test.argv[0]] if test else [])
-    added = [name for name in dict.fromkeys(programs) if name not in allowed]
-    try:
-        spec = TaskSpec.from_goal(
-            goal,
-            task_type,
-            criteria,
-            argvs,
-            task_id,
-            test_cmd=test.argv if test else None,
-            allowed_commands=[*allowed, *added],
-        )
-    except ValidationError as exc:
-        field, _, message = first_error(exc)
-        flag = _NEW_FLAGS.get(field.split(".")[0], field)
-        raise ForgeError(f"{flag}: {message}") from None
-    source = f"from {', '.join(project.found)}" if project.found else "default: no project files"
-    also = f"; {', '.join(added)} for the checks" if added else ""
-    notice(f"allowed commands: {', '.join(spec.allowed_commands)} ({source}{also})")
-    if test is not None:
-        notice(
-            f"check tests: {test.text} (the project's test command: {test.source}); "
-            "--check-cmd gives another, --no-check none"
-        )
-    elif not argvs:
-        why = "--no-check" if not propose_check else "no test command found in the project's files"
-        notice(f"no checks ({why}); add them to task.yaml's `checks`")
-    folder = TaskFolder.create(workspace, spec)
-    if run_checks and spec.checks:
-        notice(f"running the checks once (step 0) in {folder.workspace}")
-        try:
-            verification = check_at_layout(folder)
-        except KeyboardInterrupt:
-            notice(f"checks interrupted: task {spec.id} is laid out with its checks not run")
-            raise
-        if verification is not None:
-            for name, result in verification.checks.items():
-                state = "passing" if result.passing else "failing"
-                detail = result.details.splitlines()[0] if result.details else ""
-                notice(f"check {name}: {state}" + (f" ({detail})" if detail else ""))
-    return folder
+    return new_task(
+        workspace,
+        goal,
+        task_type,
+        criteria,
+        check_cmds,
+        task_id,
+        propose_check=propose_check,
+        run_checks=run_checks,
+        on_notice=on_notice,
+    )
 
 
 def repair_task(task: Path | str, apply: bool = False) -> Repair:

@@ -92,8 +92,8 @@ ACTIONS: dict[str, ActionSpec] = {
         ),
         ActionSpec(
             "run_cmd",
-            "run an allowed command (argv list, no shell)",
-            (ArgSpec("cmd", "command"),),
+            "run an allowed command (argv list; a shell string under bubblewrap)",
+            (ArgSpec("cmd", "command"), ArgSpec("timeout_sec", "seconds", required=False)),
             changes_workspace=True,
         ),
         ActionSpec(

@@ -69,6 +69,13 @@ class ProjectFiles:
     test_command: TestCommand | None = None
     problems: tuple[str, ...] = field(default=())  # one line each: a file left out, and why
 
+    @property
+    def tools_source(self) -> str:
+        """What the tools come from: the project files, else the pytest files found."""
+        if self.found:
+            return ", ".join(self.found)
+        return self.test_command.source if self.test_command else ""
+
 
 class _Reader:
     """Bounded reads of the workspace's top-level files, noting what could not be read."""
@@ -172,38 +179,71 @@ def read_project(workspace: Path) -> ProjectFiles:
 
 
 def _test_command(reader: _Reader, found: list[str]) -> TestCommand | None:
-    """The first of: pytest configured or pytest files present, package.json's scripts.test,
-    a Makefile's `test` rule. Every file of the project is read (so each broken one is
-    reported), in that order."""
-    pytest_source = _pytest_source(reader, found)
+    """The first of: pytest configured, pytest files present, package.json's scripts.test, a
+    Makefile's `test` rule. Every file that could tell is read, so each broken one is
+    reported."""
+    configured = _pytest_config(reader, found)
     npm = _npm_test(reader) if "package.json" in found else None
     makefile = next((name for name in ("GNUmakefile", "makefile", "Makefile") if name in found), "")
     make = _make_test(reader, makefile) if makefile else None
-    if pytest_source:
-        return TestCommand(("pytest", "-q"), pytest_source)
+    if configured is not None:
+        source, addopts = configured
+        return TestCommand(("pytest", *_quiet_once(addopts)), source)
+    tests = _pytest_files(reader.workspace)
+    if tests:
+        return TestCommand(("pytest", "-q"), f"pytest files in {tests}")
     return npm or make
 
 
-def _pytest_source(reader: _Reader, found: list[str]) -> str | None:
-    sources: list[str] = []
-    if "pyproject.toml" in found:
-        data = reader.toml("pyproject.toml")
-        tool = data.get("tool") if isinstance(data, dict) else None
-        pytest_table = tool.get("pytest") if isinstance(tool, dict) else None
-        if isinstance(pytest_table, dict):
-            table = "ini_options" if "ini_options" in pytest_table else ""
-            sources.append(f"pyproject.toml [tool.pytest{'.' + table if table else ''}]")
-    if "pytest.ini" in found:
-        sources.append("pytest.ini")
-    for name, section in (("setup.cfg", "tool:pytest"), ("tox.ini", "pytest")):
-        if name in found:
-            parser = reader.ini(name)
-            if parser is not None and parser.has_section(section):
-                sources.append(f"{name} [{section}]")
-    if sources:
-        return sources[0]
-    tests = _pytest_files(reader.workspace)
-    return f"pytest files in {tests}" if tests else None
+def _pytest_config(reader: _Reader, found: list[str]) -> tuple[str, str] | None:
+    """The configuration pytest itself would take, in its order (pytest.ini, pyproject.toml,
+    tox.ini, setup.cfg), and its `addopts`. Each is read, so a broken one is reported."""
+    configs: list[tuple[str, str] | None] = []
+    for name, section in (("pytest.ini", "pytest"), ("pyproject.toml", ""), ("tox.ini", "pytest"),
+                          ("setup.cfg", "tool:pytest")):  # fmt: skip
+        if name not in found:
+            continue
+        if name == "pyproject.toml":
+            configs.append(_pyproject_pytest(reader.toml(name)))
+            continue
+        parser = reader.ini(name)
+        if parser is not None and parser.has_section(section):
+            addopts = parser.get(section, "addopts", fallback="")
+            configs.append((name if name == "pytest.ini" else f"{name} [{section}]", addopts))
+        elif name == "pytest.ini":  # pytest takes it whatever it holds
+            configs.append((name, ""))
+    return next((config for config in configs if config is not None), None)
+
+
+def _pyproject_pytest(data: dict[str, Any] | None) -> tuple[str, str] | None:
+    tool = data.get("tool") if isinstance(data, dict) else None
+    table = tool.get("pytest") if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        return None
+    options = table.get("ini_options")
+    name = "pyproject.toml [tool.pytest.ini_options]"
+    if not isinstance(options, dict):
+        options, name = table, "pyproject.toml [tool.pytest]"
+    addopts = options.get("addopts", "")
+    return name, " ".join(map(str, addopts)) if isinstance(addopts, list) else str(addopts)
+
+
+def _quiet_once(addopts: str) -> tuple[str, ...]:
+    """The flags that make pytest exactly `-q` given the project's own `addopts`: a second
+    `-q` drops the "2 failed, 5 passed" line the check counts tests from."""
+    try:
+        words = shlex.split(addopts)
+    except ValueError:
+        words = addopts.split()
+    quiet = 0
+    for word in words:
+        if word in ("--quiet", "--verbose"):
+            quiet += 1 if word == "--quiet" else -1
+        elif re.fullmatch(r"-q+|-v+", word):
+            quiet += (len(word) - 1) * (1 if word[1] == "q" else -1)
+    if quiet <= 0:
+        return ("-q",)
+    return ("-v",) * (quiet - 1)
 
 
 def _pytest_files(workspace: Path) -> str | None:

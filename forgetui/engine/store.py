@@ -332,7 +332,7 @@ class TaskFolder:
         kept.update({name: CheckOutput(step=step, output=text) for name, text in outputs.items()})
         names = {check.name for check in self.spec.checks}  # a check edited out of task.yaml goes
         kept = {name: output for name, output in kept.items() if name in names}
-        atomic_write_text(path, dump_model(CheckOutputs(checks=kept)))
+        atomic_write_text(path, dump_yaml(stored_data(CheckOutputs(checks=kept), None)))
 
     def load_check_output(self, name: str) -> CheckOutput | None:
         """The full output of check `name` at its last run, if it was kept."""

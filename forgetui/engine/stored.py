@@ -46,23 +46,29 @@ def _secrets() -> dict[str, str]:
     return secrets_of(os.environ)
 
 
-@lru_cache(maxsize=16)
-def _kept(value: str, secrets: tuple[tuple[str, str], ...]) -> tuple[bytes, str]:
-    """The bytes kept for `value` (secrets cut) and their reference; cached because one step
-    refers to the same argument from several records."""
-    data = redact_data(value, dict(secrets)).encode("utf-8", errors="surrogatepass")
+def _kept_bytes(value: str, secrets: dict[str, str]) -> bytes:
+    """What is kept of `value`: its UTF-8, the secrets cut."""
+    return redact_data(value, secrets).encode("utf-8", errors="surrogatepass")
+
+
+@lru_cache(maxsize=4)  # a few: the key holds the value, megabytes maybe
+def _reference(value: str, secrets: tuple[tuple[str, str], ...]) -> str:
+    """The reference of `value`; cached because one step refers to the same argument from
+    several records."""
+    data = _kept_bytes(value, dict(secrets))
     digest = hashlib.sha256(data).hexdigest()
-    return data, f"<{len(data):,} bytes: see artifacts/{ARGS_DIR}/{digest}.txt>"
+    return f"<{len(data):,} bytes: see artifacts/{ARGS_DIR}/{digest}.txt>"
 
 
 def reference(value: str, task_dir: Path | None = None) -> str:
     """The reference that stands for `value`; with `task_dir`, the value is kept there first
     (once: the file's name is its hash)."""
-    data, ref = _kept(value, tuple(sorted(_secrets().items())))
+    secrets = _secrets()
+    ref = _reference(value, tuple(sorted(secrets.items())))
     if task_dir is not None:
         path = args_path(task_dir, ref)
         if not path.is_file():
-            atomic_write_bytes(path, data)
+            atomic_write_bytes(path, _kept_bytes(value, secrets))
     return ref
 
 

@@ -111,8 +111,8 @@ def atomic_write_bytes(
     anything is written."""
     if max_bytes is not None and len(data) > max_bytes:
         raise TooLargeToWrite(
-            f"{path}: not written: {len(data):,} bytes is over the "
-            f"{max_bytes // (1024 * 1024)} MiB forgetui reads back; the file is unchanged"
+            f"{path}: not written: {len(data):,} bytes is over the {_limit(max_bytes)} "
+            "forgetui reads back; the file is unchanged"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -128,6 +128,11 @@ def atomic_write_bytes(
         raise
     if durable:
         fsync_dir(path.parent)
+
+
+def _limit(size: int) -> str:
+    mib = 1024 * 1024
+    return f"{size // mib} MiB" if size % mib == 0 else f"{size:,} bytes"
 
 
 def fsync_dir(path: Path) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from tests.engine.helpers import act, make_task
 
 SMALL = 64 * 1024  # what a state file, a checkpoint or a log line of these steps stays under
@@ -102,6 +104,15 @@ def test_a_large_write_lands_stays_small_rewinds_and_replays(cli: Any, tmp_path:
     again = _run(cli, copy.path, script_path, 2)
     assert again.code == 0, again.err
     assert (tmp_path / "copy" / "ws" / "data" / "big.txt").read_bytes() == target.read_bytes()
+
+    # a fork keeps what its records refer to: its own export holds the content whole
+    fork = cli("rewind", folder.path, "--to", "1", "--fork", tmp_path / "fork")
+    assert fork.code == 0, fork.err
+    forked = tmp_path / "fork" / ".agentforge" / "tasks" / "t1"
+    from_fork = cli("export-replay", forked, "--to", tmp_path / "fork.yaml")
+    assert from_fork.code == 0, from_fork.err
+    [written] = yaml.safe_load((tmp_path / "fork.yaml").read_text())
+    assert written == {"action": "write_file", "args": {"path": "data/big.txt", "content": new}}
 
     # a rewind over the write puts the old bytes back, byte for byte
     back = cli("rewind", folder.path, "--to", "0")

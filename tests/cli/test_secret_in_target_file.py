@@ -29,7 +29,7 @@ def test_a_secret_copied_into_a_target_file_goes_nowhere(
         tool_call_reply(
             ("write_file", {"path": "notes.txt", "content": f"# config\napi_key = {SECRET}\n"})
         ),
-        tool_call_reply(("run_cmd", {"cmd": ["cat", "notes.txt"]})),
+        tool_call_reply(("run_cmd", {"cmd": ["python", "-c", "print(open('notes.txt').read())"]})),
         tool_call_reply(("note", {"text": "the key is in notes.txt"})),
     )
     env = {"OPENAI_API_KEY": SECRET, "FORGETUI_SANDBOX": mode}
@@ -37,6 +37,9 @@ def test_a_secret_copied_into_a_target_file_goes_nowhere(
     run = cli_in_process("run", folder.path, *model, "--max-steps", "3", "--json", extra_env=env)
     assert run.code == 0, run.err
     assert (tmp_path / "ws" / "notes.txt").read_text().count(SECRET) == 1  # the agent's write
+
+    ran = [r for r in folder.log.iter_records() if r.kind == "result" and r.action == "run_cmd"]
+    assert [(r.result, r.redacted) for r in ran] == [("success", ["OPENAI_API_KEY"])]  # it ran
 
     # what the model got: three requests, the later two with the file's excerpt, cut
     assert len(fake_openai.requests) == 3

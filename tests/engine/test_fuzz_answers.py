@@ -25,6 +25,7 @@ from forgetui.engine.catalog import ACTIONS, actions_of
 from forgetui.engine.executor import Executor
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, validate_object
 from forgetui.engine.records import IntentRecord, ResultRecord
+from forgetui.engine.stored import expanded
 from tests.cli.conftest import without_fsync
 from tests.engine.helpers import act, make_task, replay
 
@@ -227,7 +228,8 @@ def test_a_step_on_any_answer_is_recorded_and_the_task_steps_on(text: str) -> No
         intents = [r for r in records if isinstance(r, IntentRecord)]
         results = [r for r in records if isinstance(r, ResultRecord)]
         assert [r.step for r in intents] == [r.step for r in results] == [1, 2]
-        assert intents[0].raw_response == text  # the answer as it came, whole
+        # the answer as it came, whole (a long one kept beside the log, by reference)
+        assert expanded(intents[0].raw_response, folder.path) == text
         assert first.step == 1 and results[0].result == first.result, first
         if first.action is None:  # unparsed: the reason is what the model reads next
             assert results[0].result == "failure" and results[0].summary.strip()

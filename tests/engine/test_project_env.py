@@ -203,7 +203,7 @@ def test_console_scripts_are_the_venvs(workspace: Path) -> None:
 
 
 def test_a_workspace_program_runs_as_given(workspace: Path) -> None:
-    script = make_script(workspace / "scripts" / "check", "#!/bin/sh\necho checked \"$@\"\n")
+    script = make_script(workspace / "scripts" / "check", '#!/bin/sh\necho checked "$@"\n')
     by_path = run_command(["./scripts/check", "a"], workspace, ["scripts/check"])
     assert (by_path.argv[0], by_path.output) == (str(script), "checked a\n")
     with pytest.raises(SandboxError, match="'check' is not allowed"):
@@ -309,3 +309,22 @@ def test_one_setup_serves_every_command(workspace: Path) -> None:
     assert setup.environment.prefix == venv
     result = run_in(setup, ["python", "-c", "import sys; print(sys.prefix)"])
     assert result.output.strip() == str(venv)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_task_yaml_interpreter_is_python_in_argv_and_shell(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """Named by task.yaml: its folder (here the base installation's bin/) may hold no plain
+    `python`, and `python` is still that interpreter."""
+    use_mode(monkeypatch, mode)
+    base = Path(sys.base_prefix) / "bin" / "python3"
+    spec = TaskSpec.model_validate(
+        {"id": "t", "goal": "g", "allowed_commands": ["python"], "python_env": str(base)}
+    )
+    setup = CommandSetup.for_task(spec, workspace)
+    code = "import sys; print(sys.prefix)"
+    assert run_in(setup, ["python", "-c", code]).output.strip() == sys.base_prefix
+    if mode == "bwrap":
+        shell = run_in(setup, f"python -c '{code}' && python3 -c '{code}'")
+        assert shell.output.split() == [sys.base_prefix, sys.base_prefix]

@@ -49,12 +49,18 @@ def test_tools_come_from_the_project_files(
 @pytest.mark.parametrize(
     ("files", "command", "source"),
     [
-        ({"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-q'\n"},
+        ({"pyproject.toml": "[tool.pytest.ini_options]\ntestpaths = ['tests']\n"},
          "pytest -q", "pyproject.toml [tool.pytest.ini_options]"),
         ({"pytest.ini": "[pytest]\n"}, "pytest -q", "pytest.ini"),
         ({"setup.cfg": "[tool:pytest]\ntestpaths = tests\n"},
          "pytest -q", "setup.cfg [tool:pytest]"),
-        ({"tox.ini": "[pytest]\naddopts = -q\n"}, "pytest -q", "tox.ini [pytest]"),
+        ({"tox.ini": "[pytest]\naddopts = -ra\n"}, "pytest -q", "tox.ini [pytest]"),
+        # pytest's own order: pytest.ini, pyproject.toml, tox.ini, setup.cfg
+        ({"setup.cfg": "[tool:pytest]\n", "tox.ini": "[pytest]\n", "pytest.ini": "",
+          "pyproject.toml": "[tool.pytest.ini_options]\n"}, "pytest -q", "pytest.ini"),
+        ({"setup.cfg": "[tool:pytest]\n", "tox.ini": "[pytest]\n",
+          "pyproject.toml": "[tool.pytest.ini_options]\n"},
+         "pytest -q", "pyproject.toml [tool.pytest.ini_options]"),
         ({"pyproject.toml": "[project]\nname='x'\n", "tests/test_app.py": "def test(): pass\n"},
          "pytest -q", "pytest files in tests/"),
         ({"package.json": json.dumps({"scripts": {"test": "jest"}})},
@@ -74,6 +80,25 @@ def test_the_projects_own_test_command(
     assert project.test_command is not None
     assert (project.test_command.text, project.test_command.source) == (command, source)
     assert project.test_command.argv[0] in project.tools  # its program is allowed
+
+
+@pytest.mark.parametrize(
+    ("addopts", "command"),
+    [
+        ("'-ra'", "pytest -q"),
+        ("'-q'", "pytest"),  # a second -q would drop the summary line the check counts from
+        ("['-p', 'no:cacheprovider', '--quiet']", "pytest"),
+        ("'-qq --strict-markers'", "pytest -v"),
+        ("'-v'", "pytest -q"),
+        ("'-q \"unclosed'", "pytest"),
+    ],
+)
+def test_the_command_is_as_quiet_as_minus_q_once(
+    tmp_path: Path, addopts: str, command: str
+) -> None:
+    write(tmp_path, {"pyproject.toml": f"[tool.pytest.ini_options]\naddopts = {addopts}\n"})
+    test = read_project(tmp_path).test_command
+    assert test is not None and test.text == command
 
 
 @pytest.mark.parametrize(

@@ -26,8 +26,8 @@ WIDE = (160, 48)
 
 @pytest.fixture
 def tight_long_run(tmp_path: Path) -> Path:
-    """long_run after 10 steps with its cap at 2,600 tokens: the next context fills 85% of it
-    (warn), current_state 73% of its budget (the pressure)."""
+    """long_run after 10 steps with its cap at 2,600 tokens: the next context fills 86% of it
+    (warn), current_state 77% of its budget (the pressure)."""
     sample = custom_sample(
         tmp_path, "long_run", "tight_long_run", task={"limits": {"max_tokens": 2600}}
     )
@@ -54,7 +54,7 @@ async def test_health_and_the_meter_in_the_header(
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         line = header_line(app)
-        assert "│ context 2,204/2,600 84% warn · current_state 73% │" in line, line
+        assert "│ context 2,257/2,600 86% warn · current_state 77% │" in line, line
         last = steps[-1]
         assert "naive " in line and f" {last['naive'] / 1000:.1f}K sent " in line
         assert line.rstrip().endswith(f" {last['sent'] / 1000:.1f}K")
@@ -68,7 +68,7 @@ async def test_health_and_the_meter_in_the_header(
         await settle(pilot)
         narrow = header_line(app)
         # at 80 columns the health stays whole; phase, model, cost and the meter give way
-        assert narrow.rstrip().endswith("context 2,204/2,600 84% warn · current_state 73%")
+        assert narrow.rstrip().endswith("context 2,257/2,600 86% warn · current_state 77%")
         assert "phase" not in narrow and "naive" not in narrow
 
 
@@ -81,7 +81,7 @@ async def test_a_healthy_context_reads_as_before_and_few_steps_show_no_trend(
         await pilot.press("s")
         await settle(pilot)
         line = header_line(app)
-        assert "context 1,091/8,000 tok │" in line and "%" not in line
+        assert "context 1,182/8,000 tok │" in line and "%" not in line
         assert "naive" not in line  # one step is no trend
 
 

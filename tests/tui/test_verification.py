@@ -4,6 +4,7 @@ and `enter` on a check, its full output."""
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -29,8 +30,9 @@ async def test_checks_turn_green_at_the_step_that_changed_them(
     app = workbench(quick_hello)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        text = pane_text(app)
-        assert " —   script-exists" in text and "not run yet" in text
+        text = pane_text(app)  # the checks ran when the task was laid out: step 0
+        assert "fail script-exists" in text and "hello.py does not exist" in text
+        assert "since step" not in text and "not run yet" not in text
         assert "ready for completion: not yet" in text
         await press(pilot, "s", "s", "s")
         text = pane_text(app)
@@ -67,7 +69,8 @@ async def test_enter_on_a_failing_check_shows_its_whole_output(
         await settle(pilot)
         await press(pilot, "s", "s")
         text = pane_text(app)
-        assert "fail tests          since step 1" in text
+        assert "fail tests          \n" in text  # failing since the layout: no step changed it
+        assert "pass script-exists  since step 1" in text
         assert "exit 1: 1 failed" in text
         assert "test_prints_greeting" not in text  # the pane shows the first line only
         app.workbench.query_one(CheckList).focus()
@@ -75,7 +78,7 @@ async def test_enter_on_a_failing_check_shows_its_whole_output(
         assert isinstance(app.screen, CheckDetailScreen)
         text = screen_text(app)
         assert "Check tests" in text
-        assert "fail since step 1" in text and "kind command" in text
+        assert "state fail" in text and "fail since" not in text and "kind command" in text
         assert "pytest -q test_hello.py" in text
         assert 'proves running `python hello.py` prints exactly "Hello, world!"' in text
         assert "Output of the run at step 2" in text
@@ -116,9 +119,17 @@ async def test_a_regex_check_lists_every_offending_line(
 
 @pytest.mark.anyio
 async def test_enter_before_any_check_ran_shows_what_the_check_will_run(
-    workbench: Callable[..., ForgeApp], quick_hello: Path
+    workbench: Callable[..., ForgeApp], quick_hello: Path, tmp_path: Path
 ) -> None:
-    app = workbench(quick_hello)
+    # a task written by hand in a repository: laid out when first opened, its checks not run
+    # (`new` and `init` run them as step 0)
+    workspace = tmp_path / "by_hand"
+    shutil.copytree(quick_hello / "workspace", workspace)
+    task = workspace / ".agentforge" / "tasks" / "hello_world"
+    task.mkdir(parents=True)
+    for name in ("task.yaml", "replay.yaml"):
+        shutil.copy(quick_hello / name, task / name)
+    app = workbench(task)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.workbench.query_one(CheckList).focus()

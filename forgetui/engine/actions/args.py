@@ -22,6 +22,12 @@ from forgetui.engine.stored import shortened
 from forgetui.engine.task import Plan
 from forgetui.engine.yamlio import safe_load
 
+# The most characters one argument may hold, file text aside: a note, a command, a question or
+# a plan is copied into state.yaml (the scratchpad, the commands run, an escalation), which
+# must stay far under what forgetui reads back. File text is bounded by the task's
+# max_write_bytes, in the write itself.
+MAX_ARG_CHARS = 64 * 1024
+FILE_TEXT_ARGS = frozenset((("write_file", "content"), ("edit_file", "old"), ("edit_file", "new")))
 TRUE_WORDS = frozenset(("true", "yes", "on", "1"))
 FALSE_WORDS = frozenset(("false", "no", "off", "0"))
 _INTEGER = re.compile(r"\s*[+-]?\d+\s*")
@@ -65,6 +71,8 @@ def validate_args(action: str, args: Any, offered: Sequence[ActionSpec] = ()) ->
             continue  # an explicit null is an omitted argument
         try:
             clean[key] = _check(params[key], value)
+            if (action, key) not in FILE_TEXT_ARGS:
+                _within(clean[key], MAX_ARG_CHARS)
         except _Invalid as exc:
             raise ActionArgsError(f"argument '{key}' of '{action}' {exc}") from None
     missing = [name for name in spec.required if name not in clean]
@@ -100,6 +108,12 @@ def _check(param: ArgSpec, value: Any) -> Any:
     if param.nonempty and isinstance(clean, str) and not clean.strip():
         raise _Invalid("must not be empty")
     return clean
+
+
+def _within(value: Any, limit: int) -> None:
+    size = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
+    if size > limit:
+        raise _Invalid(f"is {size:,} characters long; at most {limit:,} are accepted")
 
 
 def _string(value: Any) -> str:

@@ -36,7 +36,7 @@ from forgetui.engine.context.sections import (
     verification_variants,
 )
 from forgetui.engine.memory import Exclusion, WorkingMemory, visible_items
-from forgetui.engine.sandbox.redact import redact, redaction_note, secrets_of
+from forgetui.engine.sandbox.redact import redact, secrets_of
 from forgetui.engine.task import SECTION_NAMES
 from forgetui.engine.tokens import TokenCounter, counter_for
 
@@ -152,7 +152,7 @@ def without_secrets(section: Section, secrets: Mapping[str, str], counter: Token
         section,
         text=text,
         tokens=counter.count(text),
-        compressions=(*section.compressions, redaction_note(names)),
+        compressions=(*section.compressions, f"secret values cut ({', '.join(names)})"),
     )
 
 

@@ -9,9 +9,8 @@ share of current_state's budget, then capped like any list when current_state is
 
 Reading it is bounded and stays in the workspace: a symbolic link is listed (`name@`) and never
 followed, at most MAX_READ entries of a directory, MAX_TOTAL in all and MAX_DIRS directories
-are read, and
-version control, virtual environments, dependency folders, caches, build output and the task
-folders are left out."""
+are read, and version control, virtual environments, dependency folders, caches, build output
+and the task folders are left out."""
 
 from __future__ import annotations
 
@@ -26,13 +25,14 @@ from forgetui.engine.tokens import TokenCounter
 SKIPPED = frozenset(
     {
         ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
-        ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", ".agentforge",
+        ".pytest_cache", ".ruff_cache", ".hypothesis", ".tox", ".nox", "dist", "build",
+        ".agentforge",
     }
 )  # fmt: skip
 SKIPPED_SUFFIXES = (".egg-info",)
 VENV_MARKER = "pyvenv.cfg"  # any directory holding one is a virtual environment
 MAX_READ = 1000  # entries read from one directory
-MAX_TOTAL = 5000  # entries read in all: a workspace of 100,000 files costs what one of 5,000 does
+MAX_TOTAL = 2000  # entries read in all: a workspace of 100,000 files costs what one of 2,000 does
 MAX_DIRS = 100  # top-level directories looked into
 CHILDREN_SHOWN = 10  # entries named on a directory's line
 NAME_CHARS = 80

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from forgetui.engine.sandbox.errors import SandboxError
 from forgetui.engine.sandbox.project_env import ProjectEnvironment, own_environment
-from forgetui.engine.sandbox.shell import BUILTINS, FILTERS
+from forgetui.engine.sandbox.shell import BUILTINS
 
 _OPERATORS = frozenset((";", "|", "||", "&", "&&", ">", ">>", "<", "<<", "2>", "2>&1", "&>"))
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?(\.exe)?")
@@ -97,11 +97,11 @@ def check_allowed(
 ) -> None:
     """Refuse a program the allow-list does not name. A name counts by its basename (a python
     entry allows every python name); a program in the workspace also counts when its path
-    (relative to the workspace) is listed; in a shell string, builtins that run nothing and
-    read-only text filters are allowed too."""
+    (relative to the workspace) is listed; in a shell string, builtins that run nothing are
+    allowed too."""
     name = os.path.basename(program)
     names = set(allowed)
-    if shell and name in BUILTINS | FILTERS:
+    if shell and name in BUILTINS:
         return
     if name in names or (_is_python(name) and any(_is_python(entry) for entry in names)):
         return

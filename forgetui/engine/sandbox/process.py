@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import subprocess
 import threading
@@ -102,6 +103,17 @@ def run_command(
     return run_in(setup, cmd, timeout_s, output_cap)
 
 
+def _shell_prelude(python: Path) -> str:
+    """Shell functions so `python`, `python3` and `pytest` in a shell string mean what they
+    mean in an argv: the environment's interpreter (whose bin/ may lack a plain `python`, as
+    /usr/bin does) and its `python -m pytest`, with the workspace root importable."""
+    quoted = shlex.quote(str(python))
+    return (
+        f'python() {{ {quoted} "$@"; }}; python3() {{ {quoted} "$@"; }}; '
+        f'pytest() {{ {quoted} -m pytest "$@"; }}'
+    )
+
+
 def command_name(cmd: str | list[str]) -> str:
     """The program a command is known by in summaries ("pytest exited 1"): its first one."""
     if isinstance(cmd, str) and shell_syntax(cmd) is not None:
@@ -123,7 +135,7 @@ def command_argv(setup: CommandSetup, cmd: str | list[str], mode: SandboxMode) -
             )
         for program in shell_programs(cmd):
             check_allowed(program, setup.allowed, setup.workspace, shell=True)
-        return [SHELL, "-c", cmd]
+        return [SHELL, "-c", f"{_shell_prelude(setup.environment.python)}\n{cmd}"]
     return program_argv(
         split_command(cmd), setup.allowed, setup.environment, setup.workspace,
         setup.search_path(),

@@ -54,10 +54,6 @@ class ProjectEnvironment:
     def to_json(self) -> dict[str, str]:
         return {"python": str(self.python), "source": self.source, "label": self.label}
 
-    def describe(self) -> str:
-        """One line for people: "python .venv/bin/python (workspace .venv)"."""
-        return f"{self.python} ({self.label})"
-
 
 def _venv_python(directory: Path) -> Path | None:
     """`directory/bin/python` if `directory` is a virtual environment (pyvenv.cfg beside it)."""
