@@ -169,9 +169,8 @@ def test_other_kinds_of_project(tmp_path: Path) -> None:
     folder = create_task(node, "Add a route", run_checks=False, on_notice=said.append)
     assert [check.cmd for check in folder.spec.checks] == [["npm", "test"]]
     assert folder.spec.allowed_commands == ["node", "npm", "npx"]
-    assert "check tests: npm test (the project's test command: package.json scripts.test)" in (
-        said[1]
-    )
+    proposed = "check tests: npm test (the project's test command: package.json scripts.test)"
+    assert proposed in said[1]
     c_project = tmp_path / "c"
     c_project.mkdir()
     (c_project / "Makefile").write_text("CFLAGS := -O2\n\ntest: all\n\t./run_tests\n")

@@ -123,9 +123,7 @@ def test_held_to_its_share_of_current_state(tmp_path: Path) -> None:
 
 def test_the_tree_goes_before_memory_items(tmp_path: Path) -> None:
     touch(tmp_path, *(f"pkg_{i}/mod.py" for i in range(8)))
-    notes = [
-        MemoryItem(type="note", key=f"n{i}", step=1, content="fact " * 60) for i in range(2)
-    ]
+    notes = [MemoryItem(type="note", key=f"n{i}", step=1, content="fact " * 60) for i in range(2)]
     # room for both notes, or for the tree and one note (measured: the tree costs ~22 tokens)
     spec = make_spec(target_files=[], limits={"token_budget": {"current_state": 216}})
     ctx = compile_context(make_inputs(tmp_path, spec=spec, state=make_state(), items=notes))

@@ -58,8 +58,8 @@ async def test_each_departure_shows_its_reason_and_rule(
             "note@6 pushed it out",
             f" - action_result@5  left (dropped for budget) · {DROPPED}",
             " ⇣ current_state  compressed: tool results collapsed to one line; errors and long "
-            "texts cut to 500 characters; lists capped at 2 items; workspace tree dropped; 1 memory "
-            "item omitted",
+            "texts cut to 500 characters; lists capped at 2 items; workspace tree dropped; "
+            "1 memory item omitted",
         ]
         assert "current_state       ███████████░    423 / 450 ⇣" in screen_text(app)
 

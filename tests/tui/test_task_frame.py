@@ -36,7 +36,7 @@ async def test_criteria_marks_follow_the_checks(
         await settle(pilot)
         text = frame_text(app)
         assert "Goal Write hello.py" in text
-        assert "· hello.py exists in the workspace" in text  # not checked yet
+        assert "✗ hello.py exists in the workspace" in text  # checked when laid out: missing
         assert "Phase planning › execution › verification  (generic)" in text
         assert "• Do not edit test_hello.py." in text
         await press(pilot, "s", "s", "s")  # writes hello.py: verification runs
