@@ -15,6 +15,7 @@ from forgetui.engine.errors import ForgeError, first_error
 from forgetui.engine.layout_checks import check_at_layout
 from forgetui.engine.project_files import ProjectFiles, TestCommand, read_project
 from forgetui.engine.sandbox import SandboxError, split_command
+from forgetui.engine.sandbox.project_env import ProjectEnvironment, find_environment
 from forgetui.engine.state import Verification
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.task import DEFAULT_ALLOWED_COMMANDS, TaskSpec
@@ -64,6 +65,7 @@ def new_task(
         field, _, message = first_error(exc)
         raise ForgeError(f"{FLAGS.get(field.split('.')[0], field)}: {message}") from None
     _say_choices(notice, project, spec, test, added, propose_check)
+    notice(_environment_line(find_environment(workspace, spec.python_env)))
     folder = TaskFolder.create(workspace, spec)
     if run_checks and spec.checks:
         notice(f"running the checks once (step 0) in {folder.workspace}")
@@ -105,6 +107,18 @@ def _say_choices(
     elif not spec.checks:
         why = "--no-check" if not propose_check else "no test command in the project's files"
         notice(f"no checks ({why}); add them to task.yaml's `checks`")
+
+
+def _environment_line(environment: ProjectEnvironment) -> str:
+    """Which Python the commands will run with; forgetui's own is named as a fallback, since a
+    project's tests usually cannot import the project from it."""
+    line = f"python: {environment.python} ({environment.label})"
+    if environment.source == "forgetui":
+        line += (
+            " (no .venv/ or venv/ in the workspace, no $VIRTUAL_ENV, no python_env in task.yaml):"
+            " the checks import only what it has installed"
+        )
+    return line
 
 
 def _say_results(notice: Notice, verification: Verification | None) -> None:

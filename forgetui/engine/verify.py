@@ -32,6 +32,9 @@ DETAILS_CAP = 600
 MAX_OFFENDERS = 5
 _SUMMARY_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b")
 _SUMMARY_LINE = re.compile(r"(\d+ (passed|failed|errors?|skipped)|no tests ran)\b.* in [\d.]+s\b")
+# pytest's wall time ("in 0.52s", "in 65.10s (0:01:05)"): it differs at every run and tells the
+# agent nothing it can act on, so identical results would read as changed and cost tokens.
+_DURATION = re.compile(r"\s+in [\d.]+s\b(\s*\(\d+:\d+:\d+\))?")
 
 # name -> the full output of each check that ran; the task folder keeps it as an artifact
 KeepOutputs = Callable[[dict[str, str]], None]
@@ -55,7 +58,8 @@ class PytestSummary:
 
 
 def pytest_summary(output: str) -> PytestSummary | None:
-    """The last pytest summary line in `output` ("2 failed, 5 passed in 0.12s"), parsed."""
+    """The last pytest summary line in `output` ("2 failed, 5 passed in 0.12s"), parsed; its
+    `line` without the wall time ("2 failed, 5 passed")."""
     for raw in reversed(output.splitlines()):
         line = raw.strip().strip("=").strip()
         if not _SUMMARY_LINE.search(line):
@@ -65,7 +69,7 @@ def pytest_summary(output: str) -> PytestSummary | None:
             key = "errors" if word.startswith("error") else word
             counts[key] = counts.get(key, 0) + int(number)
         return PytestSummary(
-            line=line,
+            line=_DURATION.sub("", line, count=1),
             passed=counts.get("passed", 0),
             failed=counts.get("failed", 0),
             errors=counts.get("errors", 0),
@@ -74,7 +78,7 @@ def pytest_summary(output: str) -> PytestSummary | None:
 
 
 def describe_command(result: CommandResult, name: str) -> str:
-    """One line: "pytest exited 1: 2 failed, 5 passed in 0.1s", or the last output line."""
+    """One line: "pytest exited 1: 2 failed, 5 passed", or the last output line."""
     if result.timed_out:
         return f"{name} timed out"
     if result.stopped:

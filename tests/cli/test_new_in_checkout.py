@@ -86,7 +86,7 @@ def test_a_failing_check_at_layout_is_known_to_step_1(cli: Any, tmp_path: Path) 
     checkout(tmp_path, **{"tests/test_demo.py": "def test_answer():\n    assert 6 * 9 == 42\n"})
     made = cli("new", "--goal", "Fix the answer")
     assert made.code == 0, made.err
-    assert "forgetui: check tests: failing (exit 1: 1 failed in" in made.err
+    assert "forgetui: check tests: failing (exit 1: 1 failed)" in made.err
     ctx = cli("context", ".", "--json").json()
     text = next(s["text"] for s in ctx["sections"] if s["name"] == "verification_status")
     assert "tests: failing, 0/1 tests" in text and "checked_at_step: 0" in text

@@ -9,13 +9,14 @@ import sys
 from collections.abc import Callable
 
 import pytest
+from textual.widgets import Static
 
 from forgetui.engine.samples import init_sample
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.header import StatusHeader
 from forgetui.tui.modals.help import HelpScreen
 
-from .conftest import SIZE, press, screen_text, settle
+from .conftest import SIZE, press, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -30,8 +31,10 @@ async def test_the_header_names_a_workspace_venv(workbench: Callable[..., ForgeA
         await settle(pilot)
         assert "python .venv/" in app.workbench.query_one(StatusHeader).render_line(0).text
         await press(pilot, "question_mark")
+        await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
-        assert f"python {venv}/bin/python (.venv/ in the" in screen_text(app)  # then it wraps
+        said = app.screen.query_one("#help-python", Static).render()
+        assert f"python {venv}/bin/python (.venv/ in the workspace)" in str(said)
 
 
 async def test_forgetuis_own_interpreter_is_said_in_help_only(
@@ -42,4 +45,6 @@ async def test_forgetuis_own_interpreter_is_said_in_help_only(
         await settle(pilot)
         assert "python" not in app.workbench.query_one(StatusHeader).render_line(0).text
         await press(pilot, "question_mark")
-        assert f"python {sys.executable} (forgetui's own interpreter)" in screen_text(app)
+        await settle(pilot)
+        said = app.screen.query_one("#help-python", Static).render()
+        assert f"python {sys.executable} (forgetui's own interpreter)" in str(said)
