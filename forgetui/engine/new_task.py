@@ -65,7 +65,7 @@ def new_task(
         field, _, message = first_error(exc)
         raise ForgeError(f"{FLAGS.get(field.split('.')[0], field)}: {message}") from None
     _say_choices(notice, project, spec, test, added, propose_check)
-    notice(_environment_line(find_environment(workspace, spec.python_env)))
+    notice(_environment_line(find_environment(workspace.resolve(), spec.python_env)))
     folder = TaskFolder.create(workspace, spec)
     if run_checks and spec.checks:
         notice(f"running the checks once (step 0) in {folder.workspace}")

@@ -148,6 +148,7 @@ def test_after_quitting_a_sample_says_where_its_run_copy_is(
     run_dir = opened[0].parents[2]
     assert run_dir.parent == forge_home / "runs"
     assert capsys.readouterr().err == (
+        "forgetui: a fresh copy of hello_world, running its checks once...\n"
         f"forgetui: this run's copy is at {run_dir} (`forgetui runs` lists them)\n"
     )
     assert getattr(in_use[0], "pid", None) == os.getpid()

@@ -94,12 +94,21 @@ def home_to_hide(environ: Mapping[str, str]) -> Path | None:
 
 def _put_back(hidden: Sequence[Path], wanted: Iterable[Path]) -> list[Path]:
     """What must stay readable under the hidden directories (a venv under /tmp or $HOME, pyenv
-    in ~/.pyenv); never a hidden directory itself or one holding it."""
+    in ~/.pyenv); never a hidden directory itself or one holding it, judged where the path
+    really leads too (`home = /home/me/..` in an agent-written pyvenv.cfg is `/home`)."""
+
+    def holds_hidden(root: Path) -> bool:
+        try:
+            real = root.resolve()
+        except (OSError, RuntimeError):
+            return True
+        return any(place.is_relative_to(where) for place in hidden for where in (root, real))
+
     return _outermost(
         root
         for root in wanted
         if any(root.is_relative_to(place) and root != place for place in hidden)
-        and not any(place.is_relative_to(root) for place in hidden)
+        and not holds_hidden(root)
         and root.is_dir()
     )
 

@@ -27,6 +27,9 @@ _HEADERS = frozenset(("for", "select"))  # `for NAME in WORDS`: no program in th
 _UNSUPPORTED = frozenset(("case", "function", "coproc"))
 _CONTROL = ";&|\n()"
 _REDIRECT = "<>"
+# A program word holding these is made when the shell runs it (`$x/pytest` with x="curl -s"
+# runs curl): its name says nothing of what runs. The reader writes `$(...)` for a substitution.
+_EXPANDED = ("$", "`")
 
 
 def _closing(text: str, start: int, close: str) -> int:
@@ -150,25 +153,43 @@ def _substitution(text: str, i: int, nested: list[str]) -> int:
         return end + 1
     if text.startswith("$((", i):
         end = _closing(text, i + 3, ")")
+        _arithmetic(text[i + 3 : end], nested)  # `$(( $(curl) + 1 ))` runs curl
         return _closing(text, end + 1, ")") + 1
     end = _closing(text, i + 2, ")")
     nested.append(text[i + 2 : end])
     return end + 1
 
 
+def _arithmetic(body: str, nested: list[str]) -> None:
+    """The command substitutions inside an arithmetic expansion's `body` go to `nested`."""
+    i = 0
+    while i < len(body):
+        if body.startswith("$(", i) or body[i] == "`":
+            i = _substitution(body, i, nested)
+        else:
+            i += 1
+
+
 def _program(words: list[str]) -> str | None:
     """The program a simple command runs: after `NAME=value` assignments and reserved words;
-    None for a loop's header and a bare assignment."""
-    for word in words:
+    None for a loop's header (`for x in a b`) and a bare assignment. `for x do curl` has no
+    separator before its body, so the body's program is read after the `do`."""
+    for index, word in enumerate(words):
         name, eq, _ = word.partition("=")
         if eq and name.isidentifier():
             continue
         if word in _UNSUPPORTED:
             raise SandboxError(f"shell `{word}` is not supported in commands")
         if word in _HEADERS:
-            return None
+            rest = words[index + 1 :]
+            return _program(rest[rest.index("do") + 1 :]) if "do" in rest else None
         if word in _RESERVED:
             continue
+        if word.startswith("~") or any(mark in word for mark in _EXPANDED):
+            raise SandboxError(
+                f"program {word!r} is made by an expansion; the shell would run what it "
+                "expands to, which the allow-list cannot check: name the program itself"
+            )
         return word
     return None
 
