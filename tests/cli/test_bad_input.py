@@ -162,18 +162,17 @@ def _garbage_line_2(task: Path) -> None:
     (task / "actions.yaml").write_bytes(b"".join([lines[0], b"garbage\n", *lines[1:]]))
 
 
-# (damage, the one line after "forgetui: ", the commands that refuse it)
+# (damage, the one line after "forgetui: " (up to "..." where the rest is a dependency's wording),
+# the commands that refuse it)
 HOSTILE = {
     "invalid step": (
         _replace("state.yaml", b"step: 2\n", b"step: two\n"),
-        "{task}/state.yaml:4: field 'step': Input should be a valid integer, unable to parse "
-        "string as an integer",
+        "{task}/state.yaml:4: field 'step': ...",  # what is wrong with it is pydantic's wording
         ("run", "status"),
     ),
     "invalid memory": (
         _replace("working_memory.yaml", b"max_items: 5", b"max_items: many"),
-        "{task}/working_memory.yaml:1: field 'max_items': Input should be a valid integer, "
-        "unable to parse string as an integer",
+        "{task}/working_memory.yaml:1: field 'max_items': ...",
         ("run", "status"),
     ),
     "garbage line in the middle of the log": (
@@ -259,6 +258,9 @@ def test_a_hostile_file_is_one_line_and_leaves_everything_as_it_was(
         result = cli(command, task, timeout=30)
         assert result.code == 2, (command, result.err)
         lines = result.err.strip().splitlines()
-        assert lines == [want], command
+        if want.endswith("..."):
+            assert len(lines) == 1 and lines[0].startswith(want[:-3]), (command, lines)
+        else:
+            assert lines == [want], command
         assert files_of(tmp_path / "copy") == before, command
         assert lock_debris(task) == [], command

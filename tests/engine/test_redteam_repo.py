@@ -83,6 +83,34 @@ def test_a_pyvenv_cfg_home_leading_out_of_the_hidden_home_does_not_show_it(
     assert "SECRET-IN-HOME" not in result.output
 
 
+@needs_bwrap
+def test_a_workspace_scripts_shebang_leading_out_of_the_hidden_home_does_not_show_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same through an allowed script of the project: its interpreter's prefix,
+    `~/../bin/..`, is the directory holding the home."""
+    use_mode(monkeypatch, "bwrap")
+    prefix = tmp_path / "prefix"
+    (prefix / "lib" / "python3.11").mkdir(parents=True)
+    (prefix / "lib" / "python3.11" / "os.py").write_text("")
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python").symlink_to(sys.executable)
+    home = prefix / "home"
+    home.mkdir()
+    (home / "token").write_text("SECRET-IN-HOME\n")
+    monkeypatch.setenv("HOME", str(home))
+    workspace = tmp_path / "ws"
+    (workspace / "scripts").mkdir(parents=True)
+    script = workspace / "scripts" / "check"
+    script.write_text(
+        f"#!{home}/../bin/python -I\nprint(open({str(home / 'token')!r}).read())\n"
+    )
+    script.chmod(0o755)
+    result = run_command("./scripts/check", workspace, ["scripts/check"])
+    assert "FileNotFoundError" in result.output  # it ran, and the home was hidden
+    assert "SECRET-IN-HOME" not in result.output
+
+
 PLANT = (
     "import os; os.makedirs('.venv/bin');"
     " open('.venv/pyvenv.cfg', 'w').write('home = /usr/bin\\n');"
