@@ -127,7 +127,7 @@ def evaluate_command(
     elif summary:
         details = f"exit {result.exit_code}: {summary.line}"
     else:
-        tail = "\n".join(result.output.rstrip().splitlines()[-5:])
+        tail = _relative("\n".join(result.output.rstrip().splitlines()[-5:]), workspace)
         details = f"exit {result.exit_code}" + (f"\n{tail}" if tail else "")
     if result.redacted:
         details += f" ({redaction_note(result.redacted)})"
@@ -138,6 +138,14 @@ def evaluate_command(
         total=summary.total if summary else None,
         output=result.output,
     )
+
+
+def _relative(text: str, workspace: Path) -> str:
+    """`text` with the workspace's own path cut from the paths in it: the context names files
+    relative to the workspace, and the same failure reads the same wherever the checkout is."""
+    for root in dict.fromkeys((str(workspace.resolve()), str(workspace.absolute()))):
+        text = text.replace(root + os.sep, "")
+    return text
 
 
 def _line_of(text: str, offset: int) -> int:

@@ -5,14 +5,17 @@ command plants in the workspace for the checks to run with."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from forgetui.engine.actions import ActionEnv, execute
 from forgetui.engine.new_task import new_task
-from forgetui.engine.sandbox import SandboxError, run_command
+from forgetui.engine.sandbox import CommandSetup, SandboxError, run_command
+from forgetui.engine.task import TaskSpec
 from tests.engine.sandbox_helpers import BWRAP, NO_BWRAP, use_mode
 
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)
@@ -52,6 +55,27 @@ def test_a_shell_string_naming_allowed_programs_still_runs(
     )
     assert result.exit_code == 0, result.output
     assert result.output.split() == ["2", "3", "8"]
+
+
+@needs_bwrap
+def test_a_command_cannot_write_the_kernels_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as root, a command keeps uid 0 without capabilities, and sysctl files are writable
+    by file mode: kernel.core_pattern would start a workspace script as root on the host. The
+    attempt writes back the value it read, so it changes nothing even where it succeeds."""
+    use_mode(monkeypatch, "bwrap")
+    code = (
+        "p = '/proc/sys/kernel/core_uses_pid'\n"
+        "value = open(p).read()\n"
+        "try:\n"
+        "    open(p, 'w').write(value); print('wrote', p)\n"
+        "except OSError as exc:\n"
+        "    print('refused', p, exc.strerror)\n"
+    )
+    result = run_command(["python", "-c", code], tmp_path, ["python"])
+    assert result.sandbox == "bwrap"
+    assert "refused /proc/sys/kernel/core_uses_pid" in result.output, result.output
 
 
 def _venv_with_home(venv: Path, home: str) -> None:
@@ -102,13 +126,79 @@ def test_a_workspace_scripts_shebang_leading_out_of_the_hidden_home_does_not_sho
     workspace = tmp_path / "ws"
     (workspace / "scripts").mkdir(parents=True)
     script = workspace / "scripts" / "check"
-    script.write_text(
-        f"#!{home}/../bin/python -I\nprint(open({str(home / 'token')!r}).read())\n"
-    )
+    script.write_text(f"#!{home}/../bin/python -I\nprint(open({str(home / 'token')!r}).read())\n")
     script.chmod(0o755)
     result = run_command("./scripts/check", workspace, ["scripts/check"])
-    assert "FileNotFoundError" in result.output  # it ran, and the home was hidden
+    # it was started in the sandbox; the interpreter's prefix (holding the home) is not put back
+    assert result.sandbox == "bwrap" and result.exit_code not in (0, None), result.output
     assert "SECRET-IN-HOME" not in result.output
+
+
+def _in_a_child(code: str) -> subprocess.CompletedProcess[str]:
+    """Run `code` in a child forgetui process: an attempt that would hang forgetui must not hang
+    the test session too (the bound is generous; nothing asserts how long it took)."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@needs_bwrap
+@pytest.mark.parametrize("kind", ["fifo", "link loop"])
+def test_a_program_that_is_a_fifo_or_a_link_loop_is_a_failed_command(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command can leave `x/pytest` as a FIFO or a link loop and the next one name it: the
+    sandbox reads a workspace program's shebang before it starts it, and that read must
+    neither wait for a writer nor raise out of forgetui."""
+    use_mode(monkeypatch, "bwrap")
+    (tmp_path / "x").mkdir()
+    program = tmp_path / "x" / "pytest"
+    if kind == "fifo":
+        os.mkfifo(program)
+    else:
+        program.symlink_to("pytest2")
+        (tmp_path / "x" / "pytest2").symlink_to("pytest")
+    child = _in_a_child(
+        "from pathlib import Path\n"
+        "from forgetui.engine.sandbox import run_command\n"
+        f"r = run_command('./x/pytest -q', Path({str(tmp_path)!r}), ['pytest'], timeout_s=5)\n"
+        "print('exit', r.exit_code, r.sandbox)\n"
+    )
+    assert child.returncode == 0, child.stderr
+    assert "exit 126 bwrap" in child.stdout  # started in the sandbox, which could not exec it
+
+
+def test_a_pyvenv_cfg_that_is_a_fifo_does_not_stop_finding_the_base(tmp_path: Path) -> None:
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    os.mkfifo(tmp_path / "cfg")
+    (venv / "pyvenv.cfg").symlink_to(tmp_path / "cfg")
+    child = _in_a_child(
+        "from pathlib import Path\n"
+        "from forgetui.engine.sandbox.project_env import base_prefixes\n"
+        f"print('bases', len(base_prefixes(Path({str(venv)!r}))))\n"
+    )
+    assert child.returncode == 0, child.stderr
+    assert "bases 1" in child.stdout  # bin/python's own installation, pyvenv.cfg unread
+
+
+@pytest.mark.skipif(not os.access("/proc/kmsg", os.R_OK), reason="/proc/kmsg not readable")
+def test_a_pyvenv_cfg_linked_to_a_file_that_blocks_does_not_stop_detection(
+    tmp_path: Path,
+) -> None:
+    """/proc/kmsg is a regular file whose read waits for the kernel's next message."""
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "pyvenv.cfg").symlink_to("/proc/kmsg")
+    child = _in_a_child(
+        "from pathlib import Path\n"
+        "from forgetui.engine.sandbox import find_environment\n"
+        f"print('source', find_environment(Path({str(tmp_path)!r})).source)\n"
+    )
+    assert child.returncode == 0, child.stderr
+    assert "source workspace .venv" in child.stdout
 
 
 PLANT = (
@@ -161,3 +251,27 @@ def test_new_does_not_run_a_checkouts_own_code_unconfined(
     folder = new_task(workspace, "Fix it")
     assert folder.spec.checks  # the project's test command was proposed
     assert not marker.exists()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="file actions refuse writes only under a directory holding pyvenv.cfg; a python_env "
+    "in the workspace that is not a venv (a conda env made with `conda create -p ./env`) is "
+    "read-only to commands but not to write_file, which would need the task's environment in "
+    "the actions layer",
+)
+def test_a_file_action_cannot_write_into_a_python_env_that_is_not_a_venv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    prefix = tmp_path / "env"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "bin" / "python3").symlink_to(sys.executable)
+    (prefix / "conda-meta").mkdir()
+    spec = TaskSpec.model_validate({"id": "t", "goal": "g", "python_env": "env"})
+    assert CommandSetup.for_task(spec, tmp_path).environment.prefix == prefix
+    env = ActionEnv(workspace=tmp_path, spec=spec, step=1, snapshot=lambda *_: [])
+    planted = "env/lib/python3.11/site-packages/sitecustomize.py"
+    outcome = execute("write_file", {"path": planted, "content": "import os\n"}, env)
+    assert outcome.result == "refused", outcome.summary
+    assert not (tmp_path / planted).exists()

@@ -115,6 +115,15 @@ def test_command_without_pytest_summary_shows_exit_code_and_last_lines(workspace
     assert result.passed is None and result.total is None
 
 
+def test_a_failing_check_names_workspace_files_relative_to_it(workspace: Path) -> None:
+    """`python greeting.py` on a missing file prints its absolute path; the context says
+    `greeting.py`, wherever the checkout lives."""
+    spec = make_spec({"name": "runs", "kind": "command", "cmd": ["python", "greeting.py"]})
+    result = run_checks(spec, workspace, Verification(), step=1).checks["runs"]
+    assert not result.passing and "greeting.py" in result.details
+    assert str(workspace.resolve()) not in result.details
+
+
 def test_command_check_goes_through_the_allow_list(workspace: Path) -> None:
     spec = make_spec(
         {"name": "lint", "kind": "command", "cmd": ["ruff", "check", "."]}, allowed=["python"]

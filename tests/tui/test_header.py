@@ -48,7 +48,7 @@ async def test_idle_header_shows_task_status_step_and_context_first(
         line = header_line(app)
         parts = line.rstrip().split(" │ ")
         assert parts[0].endswith(" hello_world")
-        assert parts[1:4] == ["ready", "step 0", "context 1,027/8,000 tok"]
+        assert parts[1:4] == ["ready", "step 0", "context 1,021/8,000 tok"]
         if size == WIDE:
             assert line.startswith(" forgetui  hello_world")
             assert line.rstrip().endswith("phase execution │ model replay │ $0.0000")
@@ -68,7 +68,7 @@ async def test_a_step_in_flight_shows_one_step_number(
         line = await show(pilot, app, Activity(running=True, step_in_flight=7, stage="execute"))
         assert "running step 7: executing" in line
         assert line.count("step") == 1
-        assert "context 1,027/8,000 tok" in line
+        assert "context 1,021/8,000 tok" in line
 
         line = await show(pilot, app, Activity(running=True))  # between two steps of a run
         assert " │ running │ step 0 │ " in line

@@ -16,22 +16,30 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from forgetui.engine.sandbox.paths import TASK_DIR_NAME
-from forgetui.engine.sandbox.project_env import ProjectEnvironment, looks_like_python_prefix
+from forgetui.engine.sandbox.project_env import (
+    ProjectEnvironment,
+    looks_like_python_prefix,
+    read_head,
+)
 
 SANDBOX_HOME = "/tmp/home"  # HOME inside: empty and writable, gone with the command
 _PREFIX_DIRS = ("bin",)  # <prefix>/bin/python: the interpreter needs its whole prefix
 
 
 def _shebang_interpreter(program: Path) -> Path | None:
-    try:
-        with program.open("rb") as handle:
-            first = handle.readline(256)
-    except OSError:
-        return None
+    first = (read_head(program, 256) or b"").partition(b"\n")[0]
     if not first.startswith(b"#!"):
         return None
     words = first[2:].decode("utf-8", "replace").split()
     return Path(words[0]) if words and os.path.isabs(words[0]) else None
+
+
+def _real(path: Path) -> Path | None:
+    """Where `path` leads, or None for a symbolic link loop (the agent can make one)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _program_roots(program: str, workspace: Path) -> list[Path]:
@@ -40,14 +48,16 @@ def _program_roots(program: str, workspace: Path) -> list[Path]:
     program in the workspace is the agent's to write: of its shebang only a directory that
     holds a Python installation is made visible (never `#!/home/me/.ssh/x`'s folder)."""
     path = Path(program)
-    if not path.is_absolute():
+    real = _real(path)
+    if not path.is_absolute() or real is None:  # a link loop: exec fails, nothing to mount
         return []
     ws = workspace.resolve()
     agents = path.is_relative_to(workspace.absolute()) or path.is_relative_to(ws)
-    roots = [] if agents else [path.parent, path.resolve().parent]
-    interpreter = _shebang_interpreter(path.resolve())
+    roots = [] if agents else [path.parent, real.parent]
+    interpreter = _shebang_interpreter(real)
     if interpreter is not None:
-        for where in (interpreter.parent, interpreter.resolve().parent):
+        places = (interpreter, _real(interpreter))
+        for where in (place.parent for place in places if place is not None):
             root = where.parent if where.name in _PREFIX_DIRS else where
             if not agents or looks_like_python_prefix(root):
                 roots.append(root)
@@ -140,7 +150,12 @@ def wrap(
     read-only, then the workspace read-write (so one under $HOME or /tmp works), then its task
     folder and a project environment inside it read-only again."""
     ws = workspace.resolve()
-    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if Path("/proc/sys").is_dir():
+        # The new /proc's sysctls are writable by root, caps dropped or not (file modes decide):
+        # kernel.core_pattern would run a workspace script as root outside the sandbox.
+        args += ["--ro-bind", "/proc/sys", "/proc/sys"]
+    args += ["--tmpfs", "/tmp"]
     hidden = [Path("/tmp")]
     if Path("/run").is_dir():
         args += ["--tmpfs", "/run", *_resolver_dir(network)]

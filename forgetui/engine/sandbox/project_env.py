@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -76,15 +77,29 @@ def looks_like_python_prefix(directory: Path) -> bool:
         return False
 
 
+def read_head(path: Path, limit: int) -> bytes | None:
+    """The first `limit` bytes of `path` if it is a regular file, else None. The workspace is
+    the agent's: a FIFO, or a link to /proc/kmsg (a "regular" file whose read waits for the
+    kernel), must not stop forgetui itself, so nothing here waits for a writer."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, limit)
+    except OSError:  # EAGAIN from a file that would block
+        return None
+    finally:
+        os.close(fd)
+
+
 def base_prefixes(venv: Path) -> tuple[Path, ...]:
     """Where a venv's interpreter really lives: pyvenv.cfg's `home` (its bin/) and the target
     of bin/python, as installation prefixes that look like Python ones."""
     found: list[Path] = []
-    try:
-        with (venv / PYVENV_CFG).open("rb") as handle:
-            text = handle.read(_CFG_BYTES).decode("utf-8", "replace")
-    except OSError:
-        text = ""
+    text = (read_head(venv / PYVENV_CFG, _CFG_BYTES) or b"").decode("utf-8", "replace")
     for line in text.splitlines():
         key, sep, value = line.partition("=")
         if sep and key.strip() == "home" and os.path.isabs(value.strip()):
