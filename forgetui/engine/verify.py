@@ -127,7 +127,8 @@ def evaluate_command(
     elif summary:
         details = f"exit {result.exit_code}: {summary.line}"
     else:
-        tail = _relative("\n".join(result.output.rstrip().splitlines()[-5:]), workspace)
+        tail = "\n".join(result.output.rstrip().splitlines()[-5:])
+        tail = _relative(tail, workspace, setup.environment.python)
         details = f"exit {result.exit_code}" + (f"\n{tail}" if tail else "")
     if result.redacted:
         details += f" ({redaction_note(result.redacted)})"
@@ -140,9 +141,12 @@ def evaluate_command(
     )
 
 
-def _relative(text: str, workspace: Path) -> str:
-    """`text` with the workspace's own path cut from the paths in it: the context names files
-    relative to the workspace, and the same failure reads the same wherever the checkout is."""
+def _relative(text: str, workspace: Path, python: Path) -> str:
+    """`text` with the workspace's own path cut from the paths in it and the interpreter named
+    `python`, as the agent calls it (`/home/me/.venv/bin/python: can't open file 'x.py'`): the
+    context names files relative to the workspace, and the same failure reads the same wherever
+    the checkout and its environment are."""
+    text = text.replace(f"{python}: ", "python: ")
     for root in dict.fromkeys((str(workspace.resolve()), str(workspace.absolute()))):
         text = text.replace(root + os.sep, "")
     return text

@@ -117,10 +117,10 @@ def test_command_without_pytest_summary_shows_exit_code_and_last_lines(workspace
 
 def test_a_failing_check_names_workspace_files_relative_to_it(workspace: Path) -> None:
     """`python greeting.py` on a missing file prints its absolute path; the context says
-    `greeting.py`, wherever the checkout lives."""
+    `greeting.py`, and the interpreter `python`, wherever the checkout and its venv live."""
     spec = make_spec({"name": "runs", "kind": "command", "cmd": ["python", "greeting.py"]})
     result = run_checks(spec, workspace, Verification(), step=1).checks["runs"]
-    assert not result.passing and "greeting.py" in result.details
+    assert not result.passing and "python: can't open file 'greeting.py'" in result.details
     assert str(workspace.resolve()) not in result.details
 
 

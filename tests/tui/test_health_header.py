@@ -81,7 +81,7 @@ async def test_a_healthy_context_reads_as_before_and_few_steps_show_no_trend(
         await pilot.press("s")
         await settle(pilot)
         line = header_line(app)
-        assert "context 1,183/8,000 tok │" in line and "%" not in line
+        assert "context 1,176/8,000 tok │" in line and "%" not in line
         assert "naive" not in line  # one step is no trend
 
 
