@@ -253,13 +253,6 @@ def test_new_does_not_run_a_checkouts_own_code_unconfined(
     assert not marker.exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="file actions refuse writes only under a directory holding pyvenv.cfg; a python_env "
-    "in the workspace that is not a venv (a conda env made with `conda create -p ./env`) is "
-    "read-only to commands but not to write_file, which would need the task's environment in "
-    "the actions layer",
-)
 def test_a_file_action_cannot_write_into_a_python_env_that_is_not_a_venv(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -47,13 +47,18 @@ def resolve_path(workspace: Path, rel: str, *, write: bool = False) -> Path:
     return resolved
 
 
+# what makes a directory a Python environment for the write rule above
+_ENVIRONMENT_MARKERS = (PYVENV_CFG, "conda-meta", "bin/python", "bin/python3")
+
+
 def refuse_environment_write(workspace: Path, parts: tuple[str, ...], shown: str) -> None:
-    """Refuse a write under a virtual environment in the workspace (a directory holding
-    pyvenv.cfg): commands run with it and mount it read-only, and a file action must not
-    change what `python` or `pytest` is either."""
+    """Refuse a write under a Python environment in the workspace (a directory holding
+    pyvenv.cfg, a conda env's conda-meta/, or a bin/python): commands may run with it and
+    mount it read-only, and a file action must not change what `python` or `pytest` is
+    either."""
     for depth in range(1, len(parts)):
         folder = workspace.joinpath(*parts[:depth])
-        if (folder / PYVENV_CFG).is_file():
+        if any(os.path.lexists(folder / marker) for marker in _ENVIRONMENT_MARKERS):
             where = "/".join(parts[:depth])
             raise SandboxError(
                 f"path {shown!r} is inside {where}/, the project's Python environment; "
