@@ -41,6 +41,7 @@ def test_ctrl_c_again_and_again_leaves_the_files_agreeing(tmp_path: Path) -> Non
     folder = make_task(tmp_path, script, checks=[slow])
     rng = random.Random(7)
     interrupts = 0
+    seen: list[str] = []  # each run's exit code and last line of stderr, for a failure's message
     for _round in range(40):
         if folder.load_state().step >= STEPS:
             break
@@ -57,8 +58,9 @@ def test_ctrl_c_again_and_again_leaves_the_files_agreeing(tmp_path: Path) -> Non
             interrupts += 1
         _out, err = proc.communicate(timeout=120)
         assert "Traceback" not in err, err
+        seen.append(f"{proc.returncode}: {(err.strip().splitlines() or [''])[-1]}")
         _agree(folder)
-    assert interrupts >= 5
+    assert interrupts >= 5, seen
     assert folder.load_state().step >= STEPS
     results = [r.step for r in folder.log.iter_records() if r.kind == "result"]
     assert results == list(range(1, len(results) + 1))  # no step lost or doubled
