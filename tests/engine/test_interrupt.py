@@ -22,6 +22,10 @@ from tests.engine.helpers import act, make_task, replay
 STEPS = 16
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _agree(folder: TaskFolder) -> None:
     """Memory, state and log describe the same last step."""
     state = folder.load_state()
@@ -50,6 +54,9 @@ def test_ctrl_c_again_and_again_leaves_the_files_agreeing(tmp_path: Path) -> Non
              "--on-interrupt", "rerun"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            # as from a terminal: a worker that ran a TUI test before may ignore SIGINT, and a
+            # child inherits an ignored signal (the run would never see the Ctrl+C)
+            preexec_fn=_default_sigint,
         )  # fmt: skip
         assert proc.stdout is not None
         if proc.stdout.readline() and interrupts < 8:
