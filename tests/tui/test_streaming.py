@@ -171,7 +171,7 @@ async def test_s_during_a_stream_stops_it_and_the_partial_answer_is_recorded(
 async def test_the_stop_follows_a_remapped_step_key_and_goes_when_the_answer_ends(
     workbench: Callable[..., ForgeApp], quick_hello: Path, fake_openai: FakeOpenAI
 ) -> None:
-    fake_openai.queue(stream_reply(ACTION, chunk_delay_s=0.05, chunk_chars=4))
+    fake_openai.queue(stream_reply(ACTION, chunk_delay_s=0.2, chunk_chars=4))
     app = workbench(
         quick_hello, model="openai/x", api_base=fake_openai.url, engine="thread",
         keymap={"step": "w"},
@@ -179,7 +179,7 @@ async def test_the_stop_follows_a_remapped_step_key_and_goes_when_the_answer_end
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("w")
-        await wait_for(pilot, lambda: bool(answer_shown(app)[0]), 20)
+        await wait_for(pilot, lambda: bool(answer_shown(app)[0]), 60)
         await pilot.pause()  # painted
         text = screen_text(app)
         assert "w stop the answer" in text and "w stop answer" in text
@@ -187,9 +187,9 @@ async def test_the_stop_follows_a_remapped_step_key_and_goes_when_the_answer_end
         await pilot.pause()
         assert app.screen is app.workbench
         await pilot.press("w")
-        await wait_for(pilot, lambda: app.screen.id == "stop-answer-confirm")
+        await wait_for(pilot, lambda: app.screen.id == "stop-answer-confirm", 30)
         # nobody answers: the answer ends, the question goes, and the step is recorded
-        await wait_for(pilot, lambda: app.screen is app.workbench)
+        await wait_for(pilot, lambda: app.screen is app.workbench, 60)
         await settle(pilot)
         assert last_row(app).action == "list_dir"
         assert fake_openai.streams[0].complete
