@@ -1,4 +1,4 @@
-"""The command line (DESIGN.md section 9): a stable contract whose JSON shapes are public.
+"""The command line: a stable contract whose JSON shapes are public.
 
 Headless commands never import textual; litellm is imported only when a real model is called."""
 

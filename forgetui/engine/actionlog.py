@@ -1,4 +1,4 @@
-"""actions.yaml: the append-only action log (DESIGN.md sections 3 and 9).
+"""actions.yaml: the append-only action log.
 
 One record per line, `--- ` + one JSON object, so the file is a YAML stream, every line parses
 alone, and a line cut mid-write never parses. Steps read the tail by seeking from the end; the

@@ -1,4 +1,4 @@
-"""How an operator's answer to an escalation reads (DESIGN.md section 6): one grammar for the
+"""How an operator's answer to an escalation reads: one grammar for the
 CLI, the engine and the TUI's modal, which checks an answer before sending it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The compression strategies of the compiled context (DESIGN.md section 4), as pure functions.
+"""The compression strategies of the compiled context, as pure functions.
 
 The compiler applies them in the order of the table: file content keeps its first and last lines
 around a `# ... N lines omitted ...` marker; recent actions drop to 2; tool results collapse to

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-# Exit codes of every command (DESIGN.md section 9).
+# Exit codes of every command.
 EXIT_OK, EXIT_BAD_INPUT, EXIT_ESCALATED, EXIT_FAILED = 0, 2, 3, 4
 
 

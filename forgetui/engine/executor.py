@@ -1,4 +1,4 @@
-"""One step of the agent loop (DESIGN.md section 1), crash-safe (section 3), guarded (section 6).
+"""One step of the agent loop, crash-safe (section 3), guarded (section 6).
 
 load state -> compile context -> one model call -> parse one action -> guard -> execute ->
 verify -> record -> update working memory + state. Pause, single-step and escalation are engine

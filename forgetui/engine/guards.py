@@ -1,4 +1,4 @@
-"""The loop guard (DESIGN.md section 6): tell a loop from work.
+"""The loop guard: tell a loop from work.
 
 An action's signature is its name plus its sorted arguments. An attempt is a repeat only if no
 workspace file changed since the previous identical attempt, so edit -> run tests -> edit ->

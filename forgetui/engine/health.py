@@ -1,5 +1,5 @@
 """Context health: how full a step's context is against its cap and each section against its
-budget, and which section is the pressure (issue 12).
+budget, and which section is the pressure.
 
 The compiler keeps every context within its budgets; health says how close it runs, early
 enough for the operator to unpin or evict before a step escalates "over budget". The same

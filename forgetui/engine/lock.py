@@ -1,4 +1,4 @@
-"""The single-writer lock of a task folder (DESIGN.md section 3): `<task>/lock` holds the
+"""The single-writer lock of a task folder: `<task>/lock` holds the
 executor's pid. A second executor is refused with the holder's name; a lock whose process is
 gone is taken over. Readers never lock: they ask `holder()` to know whether a run is live.
 

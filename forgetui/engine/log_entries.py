@@ -1,4 +1,4 @@
-"""The `log --json` shape (DESIGN.md section 9): a step's intent and result merged into one
+"""The `log --json` shape: a step's intent and result merged into one
 entry, operator records beside them, read from the whole log or back from its end."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
 
 
 def merged(log: ActionLog, tail: int | None = None) -> Iterator[dict[str, Any]]:
-    """The log as `log --json` entries (DESIGN.md section 9), oldest first: all of them, or
+    """The log as `log --json` entries, oldest first: all of them, or
     the last `tail`, reading back only as far as those need."""
     if tail is None:
         return merge_steps(log.iter_records())

@@ -1,4 +1,4 @@
-"""working_memory.yaml: the bounded rolling buffer (DESIGN.md section 5), and the pure rules that
+"""working_memory.yaml: the bounded rolling buffer, and the pure rules that
 change it. Operations return a new buffer plus what left it and why, so the caller can record it
 and the TUI can explain a context diff."""
 

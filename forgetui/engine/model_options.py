@@ -1,4 +1,4 @@
-"""How every real model call is bounded: its output cap, temperature and timeout (issue 11).
+"""How every real model call is bounded: its output cap, temperature and timeout.
 
 One pydantic model serves task.yaml's `model_options:` and the CLI flags, so both are checked
 by the same rules. Without a cap a local model writes until its window is full; without a

@@ -1,4 +1,4 @@
-"""When a step must wait for the operator (DESIGN.md section 6): escalations, approvals and
+"""When a step must wait for the operator: escalations, approvals and
 the step and cost limits."""
 
 from __future__ import annotations

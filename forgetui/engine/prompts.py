@@ -1,4 +1,4 @@
-"""Phase-specific system prompts (DESIGN.md section 4): XML-structured in both context renderings,
+"""Phase-specific system prompts: XML-structured in both context renderings,
 so the model always finds its role, the phase's purpose, the rules and the answer format under
 the same tags. The prompt depends only on the phase and the rendering, so it is built once."""
 

@@ -1,5 +1,5 @@
 """Records of actions.yaml: an intent before each action, a result after, operator changes
-between steps (DESIGN.md section 3). One JSON object per `--- ` line."""
+between steps. One JSON object per `--- ` line."""
 
 from __future__ import annotations
 

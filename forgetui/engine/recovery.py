@@ -1,4 +1,4 @@
-"""Crash recovery (DESIGN.md section 3): bring the log and state.yaml into agreement when a
+"""Crash recovery: bring the log and state.yaml into agreement when a
 writer opens a task that a crashed run left behind."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Record -> replay: any run, a real model's included, written as a replay script (issue 12), so
+"""Record -> replay: any run, a real model's included, written as a replay script, so
 a good or a bad run becomes a regression test: replayed on a fresh copy of the task, it takes
 the same actions and gets the same verification.
 

@@ -1,5 +1,5 @@
 """What the engine reports to its front ends: a step's report, progress events inside a step,
-and the public JSON shapes they print (DESIGN.md section 9)."""
+and the public JSON shapes they print."""
 
 from __future__ import annotations
 

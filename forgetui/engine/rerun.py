@@ -1,4 +1,4 @@
-"""Step N's saved context sent to a model again, with nothing executed (issue 12): the recorded
+"""Step N's saved context sent to a model again, with nothing executed: the recorded
 answer beside the new one. Adopting the new answer forks the task at N-1 and runs it there as
 step N; the task itself is never written.
 

@@ -1,4 +1,4 @@
-"""Going back to the end of step N (issue 12): state.yaml and working memory from N's checkpoint
+"""Going back to the end of step N: state.yaml and working memory from N's checkpoint
 (checkpoints.py), every workspace file the later steps wrote from their snapshots (restore.py).
 
 In place, the task keeps its whole log: the later steps stay as a superseded branch (a

@@ -1,4 +1,4 @@
-"""Bundled sample tasks (DESIGN.md section 12): instantiated into a fresh run directory so the
+"""Bundled sample tasks: instantiated into a fresh run directory so the
 shipped copy is never modified."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The counterfactual meter: per step, the tokens forgetui sent next to what the same run would
-have sent had it kept the whole conversation (issue 12).
+have sent had it kept the whole conversation.
 
 `sent` is what the step's request carried by forgetui's count: the two messages
 (`context_tokens`) and the tool schemas beside them (`tool_tokens`), the figure max_tokens

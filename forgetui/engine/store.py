@@ -1,4 +1,4 @@
-"""The task folder, `<workspace>/.agentforge/tasks/<task_id>/` (DESIGN.md section 3): the only
+"""The task folder, `<workspace>/.agentforge/tasks/<task_id>/`: the only
 place a task's state lives. Anyone may open and read it; writing needs the task lock, so a TUI
 attached to another process's run reads without ever getting in its way."""
 

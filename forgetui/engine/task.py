@@ -1,4 +1,4 @@
-"""task.yaml: the immutable definition of a task (DESIGN.md section 3)."""
+"""task.yaml: the immutable definition of a task."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ class Limits(Strict):
 
 
 class Guards(Strict):
-    """Loop-guard and failure thresholds (DESIGN.md section 6)."""
+    """Loop-guard and failure thresholds."""
 
     identical_limit: int = Field(3, ge=2)  # the Nth identical attempt is blocked
     alternation_window: int = Field(10, ge=4)

@@ -1,4 +1,4 @@
-"""Token counting with tiktoken, offline (DESIGN.md section 4).
+"""Token counting with tiktoken, offline.
 
 tiktoken downloads its encoding files on first use unless they are in its cache folder. litellm
 ships the cl100k_base and o200k_base files in `litellm/litellm_core_utils/tokenizers`, so we

@@ -1,4 +1,4 @@
-"""Verification (DESIGN.md section 7): run a task's checks against the workspace and say what
+"""Verification: run a task's checks against the workspace and say what
 passes, what changed and at which step, and what regressed."""
 
 from __future__ import annotations

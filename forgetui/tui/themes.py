@@ -1,4 +1,4 @@
-"""Themes are data: themes/*.yaml validated into Textual themes (DESIGN.md section 8).
+"""Themes are data: themes/*.yaml validated into Textual themes.
 
 Each file names Textual's base colours plus the workbench's own variables (the meter colours).
 A file that does not parse or validate is skipped and reported; the app shows the problems in

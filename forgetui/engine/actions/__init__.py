@@ -1,4 +1,4 @@
-"""The agent's actions (DESIGN.md section 6), executed in the sandboxed workspace.
+"""The agent's actions, executed in the sandboxed workspace.
 
 A package so that each concern reads on its own: the argument check every caller shares
 (`args`), the environment and outcome types (`outcome`), the handlers by kind (`files`,

@@ -1,4 +1,4 @@
-"""load_context: keep one item in working memory (DESIGN.md section 5).
+"""load_context: keep one item in working memory.
 
 The items are `full_file:PATH`, `related_files` (what the target file imports and what imports
 it, found by scanning import lines, not by importing), `test_output` (the first command check's

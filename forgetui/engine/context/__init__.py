@@ -1,4 +1,4 @@
-"""The compiled context (DESIGN.md section 4): what one step sends the model, rebuilt from the
+"""The compiled context: what one step sends the model, rebuilt from the
 task's state every step, never a history. compiler.py tells how; this package re-exports what
 the rest of the engine uses."""
 

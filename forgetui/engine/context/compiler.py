@@ -1,4 +1,4 @@
-"""The compiled context (DESIGN.md section 4): a view over the task's state, never a history.
+"""The compiled context: a view over the task's state, never a history.
 
 Every step is two messages: the phase's system prompt and a user message of five sections
 (task_frame, current_state, recent_actions, verification_status, available_actions) rendered

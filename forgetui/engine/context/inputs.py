@@ -18,7 +18,7 @@ from forgetui.engine.task import TaskSpec
 
 RECENT_RESULTS = 3
 # Budgets are counted with tiktoken, the model's server counts with its own tokenizer: Gemma's
-# counted 16% more than tiktoken for the same prompt (issue 11). The context is kept this much
+# counted 16% more than tiktoken for the same prompt. The context is kept this much
 # under the window so that a context forgetui counts as fitting fits the server's count too.
 TOKENIZER_MARGIN = 0.20
 

@@ -1,4 +1,4 @@
-"""The forms real models write one action in, each read without guessing (issue 11).
+"""The forms real models write one action in, each read without guessing.
 
 A small local model rarely answers exactly as asked: the block has a wrong fence or none, JSON
 stands in for YAML, a chat template's tool-call syntax (`<tool_call>{...}</tool_call>`,

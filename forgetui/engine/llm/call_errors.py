@@ -1,4 +1,4 @@
-"""What went wrong with one model call, and whether asking again can help (issue 11).
+"""What went wrong with one model call, and whether asking again can help.
 
 litellm reports a refused connection, a reset one and a body that is not JSON all as
 `InternalServerError` with status 500, so the kind is read from the exception's cause chain

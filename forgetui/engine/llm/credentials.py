@@ -1,4 +1,4 @@
-"""API keys (issue 11): a missing key fails before any call, naming the variable, instead of
+"""API keys: a missing key fails before any call, naming the variable, instead of
 coming back from the provider as a server error that is retried; an OpenAI-compatible server
 given with `--api-base` needs no key, so it gets a placeholder where none is set.
 

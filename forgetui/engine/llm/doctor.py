@@ -1,4 +1,4 @@
-"""`forgetui doctor --model M [--api-base URL]` (issue 11): what a model and its server really
+"""`forgetui doctor --model M [--api-base URL]`: what a model and its server really
 do, found out with a few short requests before a run depends on it, and the model options that
 make the run work (doctor_probes.py holds the probes).
 

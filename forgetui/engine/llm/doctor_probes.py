@@ -1,4 +1,4 @@
-"""The probes of `forgetui doctor`, in the order they run and are shown (issue 11).
+"""The probes of `forgetui doctor`, in the order they run and are shown.
 
 Each is at most one or two short requests (probes.py); what a server does not report (usage,
 its model list, its window) is "unknown", never a failure. The over-long prompt goes last: a

@@ -1,4 +1,4 @@
-"""`--model` string -> a Model (DESIGN.md section 10)."""
+"""`--model` string -> a Model."""
 
 from __future__ import annotations
 

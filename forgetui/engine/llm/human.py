@@ -1,4 +1,4 @@
-"""The operator as the model: each step, a person types the action (DESIGN.md section 10).
+"""The operator as the model: each step, a person types the action.
 
 Accepts the shorthand `read_file path=src/app.py start_line=10` (shell quoting for spaces) as
 well as the fenced YAML/JSON block every model may answer with, and holds both to the same

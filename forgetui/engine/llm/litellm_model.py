@@ -1,10 +1,10 @@
-"""Any provider through litellm, with one retry loop of our own (DESIGN.md section 10).
+"""Any provider through litellm, with one retry loop of our own.
 
 litellm is imported on the first call, never at module import: it costs seconds and 160 MB, and
 the TUI must paint before that. The client's own retries are off (`max_retries=0`) so that the
 attempts, the backoff and the per-step deadline are all decided here, and a model that keeps
 failing becomes a reply with `transport_failed` (the step escalates), never an exception.
-Every call is bounded (issue 11): an output cap, a temperature and a timeout are always sent,
+Every call is bounded: an output cap, a temperature and a timeout are always sent,
 and only errors that say "try again" are retried (call_errors.py says which and why).
 A model without a system role gets the system prompt merged into the user message
 (system_role.py); a server given by `api_base` gets a placeholder key when none is set

@@ -1,4 +1,4 @@
-"""Turn a model's answer into one validated action (DESIGN.md section 6).
+"""Turn a model's answer into one validated action.
 
 Models without tool calling answer with one fenced YAML or JSON block `{action: NAME, args:
 {...}}`; a tool call arrives as a name and a JSON string. Real models stray from both (issue

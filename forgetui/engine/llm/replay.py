@@ -1,5 +1,5 @@
 """The embedded model: replays a YAML script of responses, so samples run with no key and no
-network (DESIGN.md section 10).
+network.
 
 A script is a list; each response is `text: "..."` (a raw answer, parsed like any model's),
 `action: NAME` with `args: {...}`, or `match:` - alternatives chosen by the operator's latest

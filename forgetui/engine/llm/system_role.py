@@ -1,4 +1,4 @@
-"""Models without a system role (issue 11): their chat template (Gemma's) has none, and the
+"""Models without a system role: their chat template (Gemma's) has none, and the
 server drops or mangles the system message, so the agent never sees its instructions.
 
 For them the request carries ONE user message holding both logical parts: the system prompt
