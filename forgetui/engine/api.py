@@ -1,5 +1,5 @@
 """The engine's one front door: everything the CLI and the workbench do with a task goes
-through here, and the types they need are re-exported from here (DESIGN.md sections 4, 5, 9).
+through here, and the types they need are re-exported from here.
 
 The rule is held by tests/test_import_contract.py: `forgetui/cli.py`, `forgetui/render.py` and
 `forgetui/tui/` import `forgetui.engine.api` and no other engine module.

@@ -1,4 +1,4 @@
-"""Task types, their phases, and the actions each phase offers (DESIGN.md sections 3, 4, 6).
+"""Task types, their phases, and the actions each phase offers.
 
 Each action's arguments are declared here once, with their types and which are required: the
 parser, the tool schemas sent to a model and the executor all read this table, so a model, a

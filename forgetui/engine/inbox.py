@@ -1,5 +1,5 @@
 """The escalation inbox: every question this task asked the operator and the answer given, and
-an answer promoted to a pinned working-memory note (DESIGN.md sections 5, 6).
+an answer promoted to a pinned working-memory note.
 
 The log is the source: each answer is one operator record carrying its question (operator.py),
 routine ones (approve, re-run, retry) included, which leave no decision in state.yaml. Only

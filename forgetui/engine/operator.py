@@ -1,4 +1,4 @@
-"""The operator's side of a task (DESIGN.md sections 5, 6): answering an escalation and
+"""The operator's side of a task: answering an escalation and
 changing working memory. Each change takes the task lock and is logged as an operator record."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""state.yaml: everything about a task that changes step to step (DESIGN.md sections 3, 6, 7)."""
+"""state.yaml: everything about a task that changes step to step."""
 
 from __future__ import annotations
 
