@@ -150,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("context", help="the compiled context of the next step (or of step N)")
     p.add_argument("task")
-    p.add_argument("--step", type=int)
+    p.add_argument("--step", type=_positive(int), metavar="N")
     p.add_argument("--model")
     p.add_argument("--json", action="store_true")
 
@@ -160,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("log", help="the action log, one line per step")
     p.add_argument("task")
-    p.add_argument("--tail", type=int)
+    p.add_argument("--tail", type=_positive(int), metavar="N")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("answer", help="answer the pending escalation")
@@ -248,7 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return _dispatch(args)
+        code = _dispatch(args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe (`| head`) ends quietly below
+        return code
     except ForgeError as exc:
         sys.stderr.write(f"forgetui: {exc.message}\n")
         return exc.exit_code
@@ -564,12 +566,15 @@ def _cmd_rewind(args: argparse.Namespace) -> int:
     from forgetui.engine import api
     from forgetui.render import print_rewind
 
-    if args.fork and args.force:
+    if not args.task.strip():  # a script's unset "$TASK" is not the current directory
+        raise ForgeError("rewind: an empty TASK; name a task folder or workspace")
+    fork = args.fork is not None  # an empty --fork is refused as such, not an in-place rewind
+    if fork and args.force:
         raise ForgeError("rewind: --force is for an in-place rewind; a fork changes no file here")
     folder = api.open_task(args.task)
     try:
-        if args.fork:
-            report = api.fork_task(folder, args.to, Path(args.fork))
+        if fork:
+            report = api.fork_task(folder, args.to, args.fork)
         else:
             report = api.rewind_task(folder, args.to, force=args.force)
     except api.RewindConflict as conflict:  # one file a line, then what to do

@@ -33,7 +33,13 @@ def console() -> Console:
     if not _CONSOLE:
         from rich.console import Console
 
-        _CONSOLE.append(Console(highlight=False))
+        class _Console(Console):
+            def on_broken_pipe(self) -> None:
+                """rich would exit 1 here: a closed pipe is cli.main's to end, as for print."""
+                self.quiet = True
+                raise BrokenPipeError
+
+        _CONSOLE.append(_Console(highlight=False))
     return _CONSOLE[0]
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 import pytest
+
+from tests import fuzz_seed
 
 pytest_plugins: list[str] = ["tests.fake_openai"]
 
@@ -13,9 +17,16 @@ pytest_plugins: list[str] = ["tests.fake_openai"]
 LOCAL_MODEL_TIMEOUT_S = 1500
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test has a time limit: without pytest-timeout (the test extras) none would."""
     if not config.pluginmanager.hasplugin("timeout"):
-        return  # pytest-timeout comes with the test extras; without it there is no limit
+        raise pytest.UsageError(
+            "pytest-timeout is not loaded, so no test would have a time limit: install the test"
+            " extras (`make venv`), and do not pass `-p no:timeout`"
+        )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("local_model") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(LOCAL_MODEL_TIMEOUT_S))
@@ -26,3 +37,29 @@ def _no_inherited_virtual_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Commands run in the project's Python environment, and an active $VIRTUAL_ENV is one: a
     developer's shell must not change which interpreter the tests' commands get."""
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+
+
+def pytest_report_header() -> str:
+    return f"fuzz seed: {fuzz_seed.SEED} ({fuzz_seed.SEED_VARIABLE}=N replays run N)"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The seed at the end of every run, -q included (which hides the header)."""
+    terminalreporter.write_line(
+        f"fuzz seed: {fuzz_seed.SEED}; replay: {fuzz_seed.replay_command()}"
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failing fuzz test names the seed it drew from, and how to replay it."""
+    report = yield
+    if item.get_closest_marker("fuzz") is not None:
+        report.user_properties.append(("fuzz_seed", fuzz_seed.SEED))
+        if report.failed:
+            report.sections.append(
+                ("fuzz seed", f"seed {fuzz_seed.SEED}: {fuzz_seed.replay_command(item.nodeid)}")
+            )
+    return report

@@ -27,6 +27,7 @@ from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError, StateFileError, first_error
 from forgetui.engine.records import RECORD_ADAPTER, IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.stored import stored_data
+from forgetui.engine.yamlio import load_json
 
 AnyRecord = IntentRecord | ResultRecord | OperatorRecord
 ALL_KINDS: tuple[str, ...] = ("intent", "result", "operator")
@@ -109,7 +110,7 @@ def decode_line(line: bytes) -> AnyRecord:
     if not line.startswith(PREFIX):
         raise _BadLine("a record line must start with '--- ' followed by a JSON object")
     try:
-        data = json.loads(line[len(PREFIX) :])
+        data = load_json(line[len(PREFIX) :])
     except json.JSONDecodeError as exc:
         raise _BadLine(f"not JSON ({exc.msg} at column {exc.colno + len(PREFIX)})") from None
     except ValueError as exc:  # invalid UTF-8

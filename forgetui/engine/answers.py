@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from forgetui.engine.compress import one_line
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.state import Escalation, Resolution
 
@@ -37,7 +38,9 @@ def first_word(text: str) -> str:
 def resolution_for(pending: Escalation, text: str) -> Resolution | None:
     """What the answer makes the next step do, for the escalations that wait on a step
     (approvals, interrupted steps); None for the others, whose answer is only a decision.
-    Raises ForgeError naming the accepted forms when the answer does not fit."""
+    Raises ForgeError naming the accepted forms when the answer does not fit, a closed
+    choice's included: an answer that picks none of its options is refused, not taken as
+    free text that would silently pick one."""
     text = text.strip()
     if not text:
         raise ForgeError("an answer needs some text")
@@ -57,7 +60,45 @@ def resolution_for(pending: Escalation, text: str) -> Resolution | None:
         if word == "skip":
             return Resolution(kind="skip", step=pending.step)
         raise ForgeError("answer an interrupted step with re-run or skip")
+    if pending.reason in CLOSED_CHOICES and word != "abort" and not chosen_option(pending, text):
+        options = ", ".join(CLOSED_CHOICES[pending.reason])
+        raise ForgeError(
+            f"{one_line(text, 40)!r} is not one of the options: {options} (a reason may "
+            f"follow, as in 'keep working: why'); or abort, {TAKEOVER_FORMS}"
+        )
     return None
+
+
+# The questions forgetui itself asks with a fixed set of answers, each option with the words
+# that pick it (its own name first). The agent's own questions keep free text beside their
+# options; approvals and interrupted steps have their grammar above.
+CLOSED_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
+    "confirm_complete": {
+        "accept": ("accept", "accepted", "approve", "approved", "yes", "y", "ok"),
+        "keep working": ("keep working", "no", "n", "continue"),
+    },
+}
+
+
+def chosen_option(pending: Escalation, text: str) -> str | None:
+    """The option of a closed choice the answer picks: its words first, whole (`no`, not
+    `nope`), then nothing or a reason (`keep working: the README is missing`). None if it picks
+    none, or if its reason opens with another option (`ok, keep working` is not a yes)."""
+    choices = CLOSED_CHOICES.get(pending.reason, {})
+    said = " ".join(text.casefold().split())
+    picked = [
+        (option, said[len(word) :].lstrip(" :,;.!-"))
+        for option, words in choices.items()
+        for word in words
+        if said.startswith(word) and not said[len(word) : len(word) + 1].isalnum()
+    ]
+    if len({option for option, _ in picked}) != 1:
+        return None
+    option, rest = picked[0]
+    others = (w for other, words in choices.items() if other != option for w in words)
+    if any(rest.startswith(w) and not rest[len(w) : len(w) + 1].isalnum() for w in others):
+        return None
+    return option
 
 
 def modify_answer(args_text: str) -> str:
@@ -76,7 +117,6 @@ class Takeover:
 
 
 _MORE = re.compile(r"continue\s+(?:for|with)\s+\$?(\d+(?:\.\d+)?)\s*(?:more)?", re.IGNORECASE)
-ACCEPT_WORDS = ("accept", "accepted", "yes", "y", "ok")
 TAKEOVER_FORMS = "mark complete [why], mark failed [why], phase NAME"
 
 
@@ -99,7 +139,7 @@ def takeover_for(pending: Escalation, text: str, phases: tuple[str, ...]) -> Tak
         if phase not in phases:
             raise ForgeError(f"phase {phase or '?'} is not one of this task's: {', '.join(phases)}")
         return Takeover(phase=phase)
-    if pending.reason == "confirm_complete" and word in ACCEPT_WORDS:
+    if chosen_option(pending, text) == "accept":
         return Takeover(status="complete")
     if pending.reason in ("max_steps", "max_cost") and (more := _MORE.match(text)):
         amount = float(more.group(1))

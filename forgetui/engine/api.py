@@ -336,6 +336,11 @@ def unlock_task(task: Path | str) -> str:
             f"removed the lock of {who} on {info.host}; forgetui cannot see processes on "
             f"{info.host}: if that run is still going, it now shares the task with the next writer"
         )
+    if info.is_alive():  # its pid was reused: the lock's flock said nobody holds it
+        return (
+            f"removed the lock of {who}: no process holds it (pid {info.pid} is another "
+            "program now)"
+        )
     return f"removed the lock of {who}: that process is gone"
 
 

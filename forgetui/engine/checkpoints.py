@@ -25,7 +25,7 @@ from forgetui.engine.stored import stored_data
 from forgetui.engine.yamlio import (
     MAX_YAML_BYTES,
     atomic_write_bytes,
-    parse_yaml,
+    parse_json_or_yaml,
     read_text,
     validate_data,
 )
@@ -79,10 +79,7 @@ def read_checkpoint(directory: Path, step: int, task: str) -> Checkpoint:
             f"task {task}: step {step} has no checkpoint ({path.name} in {directory}): the "
             "task was run before checkpoints were kept, so it cannot go back to that step"
         ) from None
-    try:
-        data = json.loads(text)
-    except ValueError:  # written by hand as YAML, or damaged: the YAML reader names the line
-        data = parse_yaml(text, path)
+    data = parse_json_or_yaml(text, path)
     checkpoint = validate_data(data, Checkpoint, path, text)
     if checkpoint.step != step:
         raise StateFileError(path, f"holds step {checkpoint.step}, not {step}", field="step")

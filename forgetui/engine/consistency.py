@@ -1,5 +1,6 @@
-"""What a writer checks when it opens a task (Executor.open, before crash recovery): that
-state.yaml, working_memory.yaml and actions.yaml load and describe the same last step.
+"""What every writer checks when it takes the task lock (TaskFolder, before it repairs
+anything or recovers from a crash): that state.yaml, working_memory.yaml and actions.yaml load
+and describe the same last step.
 recovery.py repairs what a crash can leave; whatever else is found here was done by a hand or a
 damaged disk, so it stops the writer with an error naming the files and `forgetui repair`.
 
@@ -15,7 +16,7 @@ Checked, and why this much (a 10,000-step log of 25 MB, measured):
 - the step: state.yaml's `step` is the step of the log's last result, or one more when
   state.yaml holds that step's result (a crash between saving state.yaml and appending to the
   log, which recovery completes). A log with no result and a state.yaml without `last_result`
-  is a hand-written start (DESIGN.md's example says step 8) and passes."""
+  is a hand-written start (one may begin at step 8) and passes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Why the context of step N differs from step N-1's: which working-memory items entered, left or
-changed, and the reason for each (DESIGN.md sections 5 and 8, the workbench's context diff).
+changed, and the reason for each (the workbench's context diff).
 
 Computed from what is on disk only: the saved contexts' `memory_refs`, the log records written
 between the two steps (operator changes, the load_context of step N-1) and, for why an item

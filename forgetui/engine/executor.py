@@ -202,7 +202,8 @@ class Executor:
             memory=memory,
             verified_before=state.verification,
         )
-        if state.resolution is not None and state.resolution.step == number:
+        if state.next_step_decided:
+            assert state.resolution is not None
             return self._finish_resolution(draft, state.resolution)
         limit = policy.limit_reached(self.folder.spec, state)
         if limit is not None:

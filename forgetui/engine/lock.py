@@ -1,9 +1,14 @@
-"""The single-writer lock of a task folder: `<task>/lock` holds the
-executor's pid. A second executor is refused with the holder's name; a lock whose process is
-gone is taken over. Readers never lock: they ask `holder()` to know whether a run is live.
+"""The single-writer lock of a task folder, `<task>/lock`. The writer holds an exclusive flock
+on the file for its whole life, so the kernel, not a pid, says whether the holder lives: a pid
+can be reused by an unrelated process (a restarted container starts its pids afresh), a flock
+dies with its holder, even one killed with SIGKILL. The file's content (pid, host, command)
+only says who holds it. A second writer is refused with the holder's name; a lock file that
+nobody holds is taken over. Readers never lock: `holder()` tests the flock on a descriptor of
+its own and lets go at once.
 
-Another host's process cannot be checked, so its lock counts as live until the operator, who
-can check, removes it with `forgetui unlock` (`TaskLock.unlock`)."""
+A lock file naming another host whose flock is free may be on a shared file system that does
+not carry flocks between hosts, so it counts as live until the operator, who can check, removes
+it with `forgetui unlock` (`TaskLock.unlock`)."""
 
 from __future__ import annotations
 
@@ -15,7 +20,8 @@ import socket
 import stat
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,24 +30,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError, LockHeldError
 
+try:
+    import fcntl
+except ImportError:  # no flock on this platform: the lock's pid is all there is to go on
+    fcntl = None  # type: ignore[assignment]
+
 _ATTEMPTS = 20
+_READERS_WAITED_S = 2.0  # a reader's test holds its shared flock for microseconds, unless
+# its process is descheduled in between: a loaded machine must not make a writer give up
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)  # a command the writer starts must not keep its lock
 _HELD_GUARD = threading.Lock()
-
-
-@contextlib.contextmanager
-def _removers_take_turns(folder: Path) -> Iterator[None]:
-    """An exclusive flock on the folder's own descriptor, where the platform has flock."""
-    try:
-        import fcntl
-    except ImportError:  # no flock: the identity check alone
-        yield
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the flock
 
 
 class LockInfo(BaseModel):
@@ -64,7 +62,8 @@ class LockInfo(BaseModel):
 
     def is_alive(self) -> bool:
         """True unless the holder is on this host and its process is gone (another host's
-        process cannot be checked, so it counts as alive)."""
+        process cannot be checked, so it counts as alive). A reused pid reads as alive: the
+        task lock asks its flock instead."""
         return not self.is_local or pid_alive(self.pid)
 
 
@@ -81,11 +80,27 @@ class Unlocked:
 class _Held:
     info: LockInfo
     count: int  # acquire() calls outstanding, over every TaskLock object on this path
+    fd: int  # open on the lock file, carrying the flock until it is closed
 
 
 # Locks this process holds, by path: two TaskLock objects on the same folder in one process
 # share one lock file.
 _HELD: dict[Path, _Held] = {}
+
+
+def _forget_in_forked_child() -> None:
+    """A forked child shares its parent's open lock files, not the locks: it closes its copies
+    (the parent's keep the flocks), so the lock still goes when the parent dies."""
+    global _HELD_GUARD
+    _HELD_GUARD = threading.Lock()  # another thread may have held it at the fork
+    for held in _HELD.values():
+        with contextlib.suppress(OSError):
+            os.close(held.fd)
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_forked_child)
 
 
 def pid_alive(pid: int) -> bool:
@@ -113,12 +128,17 @@ def default_command() -> str:
 
 
 class TaskLock:
-    """`<task>/lock`, created atomically (a complete file linked into place, so nobody ever
-    reads a half-written lock). Re-entrant within one process."""
+    """`<task>/lock`, created complete and flocked before it takes the lock's name, so nobody
+    ever finds a half-written or unheld lock of a live writer. Re-entrant within one process.
 
-    def __init__(self, folder: Path) -> None:
+    `on_take` runs when this process newly takes the lock (not on a re-entrant acquire); if it
+    raises, the lock is let go and the error goes to the caller."""
+
+    def __init__(self, folder: Path, on_take: Callable[[], object] | None = None) -> None:
         self.folder = folder
         self.path = folder / "lock"
+        self.on_take = on_take
+        self.taken_over: LockInfo | None = None  # the unheld lock the last acquire replaced
         self._key = self.path.absolute()
         self._count = 0  # acquire() calls on this object not yet released
         self._pid = os.getpid()  # a forked child inherits this object, not the lock
@@ -135,18 +155,31 @@ class TaskLock:
 
     def holder(self) -> LockInfo | None:
         """The live holder (any process, this one included), or None if nobody writes."""
-        info, _ = self._read()
-        return info if info is not None and info.is_alive() else None
+        with _HELD_GUARD:
+            held = _HELD.get(self._key)
+            if held is not None and held.info.pid == os.getpid():  # never open it: see _open
+                return held.info
+        fd = self._open()
+        if fd is None:
+            return None
+        try:
+            info = _content(fd)
+            if _writer_holds(fd, info):
+                return info if info is not None else _unnamed(self.path)
+            return info if info is not None and not info.is_local else None
+        finally:
+            os.close(fd)
 
-    def acquire(self, command: str | None = None) -> LockInfo:
-        """Take the lock, or raise LockHeldError naming the live holder. A stale lock (dead pid
-        on this host, or an unreadable file) is taken over."""
+    def acquire(self, command: str | None = None, *, on_take: bool = True) -> LockInfo:
+        """Take the lock, or raise LockHeldError naming the live holder. A lock file nobody
+        holds (its process is gone, or its pid now names another program) is taken over;
+        `taken_over` then says whose it was. `on_take` False skips the hook."""
         with _HELD_GUARD:
             held = _HELD.get(self._key)
             if held is not None and held.info.pid == os.getpid():  # not a forked child's copy
                 held.count += 1
                 self._count += 1
-                self._pid = held.info.pid
+                self._pid = os.getpid()
                 return held.info
             mine = LockInfo(
                 pid=os.getpid(),
@@ -154,21 +187,17 @@ class TaskLock:
                 started_at=now_iso(),
                 command=command or default_command(),
             )
-            for _ in range(_ATTEMPTS):
-                if self._create(mine):
-                    return self._register(mine)
-                current, identity = self._read()
-                if identity is None:
-                    continue  # released between our attempts
-                if current is not None and current.is_mine:
-                    return self._register(current)  # left by this pid; ours to reuse
-                if current is not None and current.is_alive():
-                    raise LockHeldError(self._held_message(current))
-                self._remove_stale(identity)
-            raise LockHeldError(
-                f"task {self.folder.name}: could not take {self.path} after {_ATTEMPTS} attempts "
-                "(other processes keep taking it); try again"
-            )
+            fd, self.taken_over = self._take(mine)
+            _HELD[self._key] = _Held(mine, 1, fd)
+            self._count = 1
+            self._pid = os.getpid()
+        if on_take and self.on_take is not None:
+            try:
+                self.on_take()
+            except BaseException:
+                self.release()
+                raise
+        return mine
 
     def release(self) -> None:
         """Give up one acquire(); the file goes when the last one in this process is released,
@@ -182,108 +211,218 @@ class TaskLock:
             if held.count > 0:
                 return
             del _HELD[self._key]
-            current, _ = self._read()
-            if current is not None and current.is_mine:
-                self.path.unlink(missing_ok=True)
+            try:  # removed while still flocked: a waiter then finds its file gone and retries
+                current = _content(held.fd)
+                if _is_at(held.fd, self.path) and current is not None and current.is_mine:
+                    self.path.unlink(missing_ok=True)
+            finally:
+                os.close(held.fd)
 
     def unlock(self) -> Unlocked:
-        """Remove the lock whoever holds it (`forgetui unlock`), except a live process on this
-        host, which is refused: stopping it is the way to free its task."""
-        current, identity = self._read()
-        if identity is None:
-            return Unlocked(False)
-        if current is not None and current.is_local and pid_alive(current.pid):
-            raise LockHeldError(
-                f"task {self.folder.name}: pid {current.pid} ({current.command or 'forgetui'}) "
-                "is alive on this host; stop it first"
-            )
-        self._remove_stale(identity)
-        taker, still = self._read()
-        if still is not None:  # someone took the lock between our read and the removal
-            who = f"pid {taker.pid}" if taker is not None else "another process"
-            raise LockHeldError(
-                f"task {self.folder.name}: {who} took the lock meanwhile; nothing removed"
-            )
-        return Unlocked(True, current)
+        """Remove a lock file nobody holds (`forgetui unlock`), or another host's, which
+        cannot be checked from here. A held one is refused: stopping its holder frees it."""
+        with _HELD_GUARD:
+            held = _HELD.get(self._key)
+        if held is not None and held.info.pid == os.getpid():
+            raise LockHeldError(self._live_message(held.info))
+        for _ in range(_ATTEMPTS):
+            fd = self._open()
+            if fd is None:
+                return Unlocked(False)
+            try:
+                info = _content(fd)
+                if not _take_flock(fd, info):
+                    raise LockHeldError(self._live_message(info))
+                if not _is_at(fd, self.path):
+                    continue  # replaced meanwhile: judge the new one
+                self.path.unlink(missing_ok=True)
+                return Unlocked(True, info)
+            finally:
+                os.close(fd)
+        raise LockHeldError(
+            f"task {self.folder.name}: other processes keep taking {self.path}; nothing removed"
+        )
 
-    def _register(self, info: LockInfo) -> LockInfo:
-        _HELD[self._key] = _Held(info, 1)
-        self._count = 1
-        self._pid = os.getpid()
-        return info
+    def _take(self, mine: LockInfo) -> tuple[int, LockInfo | None]:
+        """Our lock file, flocked, under the lock's name: linked there when there is none,
+        renamed over one nobody holds. Returns its descriptor and whose unheld lock it
+        replaced."""
+        data = json.dumps(mine.model_dump()).encode("utf-8") + b"\n"
+        for _ in range(_ATTEMPTS):
+            tmp = self.folder / f".lock.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+            fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o644)
+            keep = False
+            try:
+                _flock(fd)  # a fresh file: nobody else has it
+                os.write(fd, data)
+                os.fsync(fd)
+                try:
+                    os.link(tmp, self.path)
+                    keep = True
+                    return fd, None
+                except FileExistsError:
+                    pass
+                except OSError:  # no hard links on this file system
+                    os.close(fd)
+                    fd = -1
+                    taken = self._create_exclusive(data)
+                    if taken is not None:
+                        keep = True
+                        return taken, None
+                stale = self._open()
+                if stale is None:
+                    continue  # released between our attempts
+                try:
+                    info = _content(stale)
+                    if not _take_flock(stale, info):
+                        raise LockHeldError(self._held_message(info))
+                    if not _is_at(stale, self.path):
+                        continue  # replaced meanwhile: judge the new one
+                    if info is not None and not info.is_local:
+                        raise LockHeldError(self._held_message(info))
+                    if fd == -1:  # no hard links: the stale file goes, the next turn creates
+                        self.path.unlink(missing_ok=True)
+                        continue
+                    os.replace(tmp, self.path)  # under the stale file's flock: nobody races
+                    keep = True
+                    return fd, info
+                finally:
+                    os.close(stale)
+            finally:
+                if not keep and fd != -1:
+                    os.close(fd)
+                tmp.unlink(missing_ok=True)
+        raise LockHeldError(
+            f"task {self.folder.name}: could not take {self.path} after {_ATTEMPTS} attempts "
+            "(other processes keep taking it); try again"
+        )
 
-    def _held_message(self, info: LockInfo) -> str:
-        where = "" if info.is_local else f" on {info.host}"
+    def _create_exclusive(self, data: bytes) -> int | None:
+        """Where links are refused: create the lock file in place, flock it, check it is still
+        the one under the name (a taker may have judged it, empty, unheld), then fill it."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o644)
+        except FileExistsError:
+            return None
+        try:
+            if not _take_flock(fd, None) or not _is_at(fd, self.path):
+                os.close(fd)  # judged unheld and replaced by a taker before we flocked it
+                return None
+            os.write(fd, data)
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _open(self) -> int | None:
+        """A descriptor of its own on the lock file, None if there is none. Never used on a
+        lock this process holds: where flock is emulated with POSIX locks (NFS), closing any
+        descriptor of the file would let go of the process's lock."""
+        try:  # non-blocking: a FIFO in its place reads as empty, an unreadable lock
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError:
+            raise ForgeError(f"{self.path}: a directory where the lock file should be") from None
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ForgeError(f"{self.path}: a directory where the lock file should be")
+        return fd
+
+    def _held_message(self, info: LockInfo | None) -> str:
+        if info is None:
+            return (
+                f"task {self.folder.name} is locked by another process (its lock file does not "
+                "say which); wait for it to finish or open the task read-only"
+            )
+        if info.is_local:
+            return (
+                f"task {self.folder.name} is locked by pid {info.pid} ({info.command}, since "
+                f"{info.started_at}); wait for it to finish or open the task read-only"
+            )
         return (
-            f"task {self.folder.name} is locked by pid {info.pid}{where} ({info.command}, since "
-            f"{info.started_at}); wait for it to finish or open the task read-only. If that "
+            f"task {self.folder.name} is locked by pid {info.pid} on {info.host} ({info.command}, "
+            f"since {info.started_at}); wait for it to finish or open the task read-only. If that "
             f"process is gone, run `forgetui unlock {shlex.quote(str(self.folder))}`"
         )
 
-    def _create(self, info: LockInfo) -> bool:
-        """Link a complete temporary file to the lock's name; False if the lock exists."""
-        data = json.dumps(info.model_dump()).encode("utf-8") + b"\n"
-        tmp = self.folder / f".lock.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-            os.close(fd)
-            fd = -1
-            try:
-                os.link(tmp, self.path)
-                return True
-            except FileExistsError:
-                return False
-            except OSError:  # no hard links on this file system: exclusive create instead
-                return self._create_exclusive(data)
-        finally:
-            if fd != -1:
-                os.close(fd)
-            tmp.unlink(missing_ok=True)
+    def _live_message(self, info: LockInfo | None) -> str:
+        if info is None:
+            who = "another process (its lock file does not say which) holds the lock"
+        else:
+            where = "this host" if info.is_local else info.host
+            who = f"pid {info.pid} ({info.command or 'forgetui'}) is alive on {where}"
+        return f"task {self.folder.name}: {who}; stop it first"
 
-    def _create_exclusive(self, data: bytes) -> bool:
-        try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            return False
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+
+def _flock(fd: int) -> None:
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _writer_holds(fd: int, info: LockInfo | None) -> bool:
+    """A reader's test: whether a writer holds the lock file open as `fd`. A shared flock,
+    let go at once, so it never stands in a writer's way for long. Without flock: whether
+    the pid lives."""
+    if fcntl is None:
+        return _pid_holds(info)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
         return True
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return False
 
-    def _read(self) -> tuple[LockInfo | None, tuple[int, int] | None]:
-        """The lock's content (None if unreadable) and file identity (None if there is none)."""
-        try:  # non-blocking: a FIFO in its place reads as empty, an unreadable lock
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        except FileNotFoundError:
-            return None, None
-        except IsADirectoryError:
-            raise ForgeError(f"{self.path}: a directory where the lock file should be") from None
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            os.close(fd)
-            raise ForgeError(f"{self.path}: a directory where the lock file should be")
-        with os.fdopen(fd, "rb") as handle:
-            raw = handle.read(4096) if stat.S_ISREG(info.st_mode) else b""
-        identity = (info.st_dev, info.st_ino)
+
+def _take_flock(fd: int, info: LockInfo | None) -> bool:
+    """A writer's: take the exclusive flock on the lock file open as `fd` and keep it (True),
+    or False while another writer holds it. A reader's shared flock is waited out, not taken
+    for a writer's. Without flock: True unless the pid lives."""
+    if fcntl is None:
+        return not _pid_holds(info)
+    deadline = time.monotonic() + _READERS_WAITED_S
+    while True:
         try:
-            return LockInfo.model_validate(json.loads(raw)), identity
-        except (ValueError, ValidationError):
-            return None, identity
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # an exclusive flock: a writer's
+        fcntl.flock(fd, fcntl.LOCK_UN)  # only readers' shared flocks
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
 
-    def _remove_stale(self, identity: tuple[int, int]) -> None:
-        """Remove the stale lock we read, and nothing else. Removers take turns (an flock on
-        the task folder itself, so no file is left behind): without it, one remover could
-        move aside a lock another remover had just taken, and a third could then take it too,
-        leaving two writers. Under the turn, the lock still being the file we judged stale is
-        enough: lock files are never rewritten in place, and a dead holder releases nothing."""
-        with _removers_take_turns(self.folder):
-            try:
-                info = os.stat(self.path)
-            except FileNotFoundError:
-                return
-            if (info.st_dev, info.st_ino) == identity:
-                self.path.unlink(missing_ok=True)
+
+def _pid_holds(info: LockInfo | None) -> bool:
+    return info is not None and info.is_local and not info.is_mine and pid_alive(info.pid)
+
+
+def _is_at(fd: int, path: Path) -> bool:
+    """Whether `fd`'s file is still the one under `path` (a released or replaced lock file is
+    not)."""
+    try:
+        here = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _content(fd: int) -> LockInfo | None:
+    """What the lock file open as `fd` says, None if it does not read as a lock."""
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        return None
+    try:
+        return LockInfo.model_validate(json.loads(os.pread(fd, 4096, 0)))
+    except (ValueError, ValidationError):
+        return None
+
+
+def _unnamed(path: Path) -> LockInfo:
+    """A live holder whose lock file does not say who it is (written by hand meanwhile)."""
+    return LockInfo(pid=0, host=socket.gethostname(), started_at="", command=f"unknown, {path}")

@@ -10,7 +10,6 @@ not parse is one line in `problems`, never fatal: detection goes on without it."
 from __future__ import annotations
 
 import configparser
-import json
 import os
 import re
 import shlex
@@ -20,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from forgetui.engine.yamlio import load_json
 
 MAX_FILE_BYTES = 512 * 1024
 MAX_SCANNED = 500  # entries of the top level or of tests/ looked at for pytest files
@@ -140,7 +141,7 @@ class _Reader:
         if text is None:
             return None
         try:
-            return json.loads(text)
+            return load_json(text)
         except ValueError as exc:
             self.problems.append(f"{name}: not valid JSON ({exc}), ignored")
             return None

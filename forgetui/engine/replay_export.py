@@ -18,17 +18,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from forgetui.engine.catalog import ACTIONS
 from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError
-from forgetui.engine.llm.parse import parse_text, validate_action
-from forgetui.engine.llm.replay import ReplayScript
+from forgetui.engine.llm.parse import CUT, parse_text, validate_action
+from forgetui.engine.llm.replay import ReplayEntry, parse_script
 from forgetui.engine.records import UNPARSED, IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.state import superseded_steps
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.stored import expanded
-from forgetui.engine.yamlio import dump_yaml, safe_load, validate_data
+from forgetui.engine.yamlio import dump_yaml, safe_load
 
 # operator records that answer an escalation or change a limit: a replay stops at the same
 # place and needs the same answer again
@@ -53,11 +54,11 @@ class OperatorAnswer:
     def comment(self) -> str:
         said = _one_line(self.text)
         if self.op == "limits":
-            return f"# after step {self.after_step}: the operator set limits: {said}"
-        where = f"# after step {self.after_step}: escalated ({self.reason or 'operator'})"
+            return _comment(f"after step {self.after_step}: the operator set limits: {said}")
+        where = f"after step {self.after_step}: escalated ({_one_line(self.reason or 'operator')})"
         if not self.replayed:
-            return f"{where}, answered {said!r}; a replay does not stop here"
-        return (
+            return _comment(f"{where}, answered {said!r}; a replay does not stop here")
+        return _comment(
             f"{where}; the operator answered {said!r} - give the same answer"
             " (`forgetui answer`) when the replay stops here"
         )
@@ -88,6 +89,36 @@ def _one_line(text: str, limit: int = 120) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _printable(text: str) -> str:
+    """Every character a comment can hold as it is; any other one (a line break, a control or
+    format character) as its escape, so a value from the run cannot end the comment and go on
+    as YAML the replay would read."""
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """A name from the run, cut to `limit` characters and escaped as `_comment` shows it."""
+    return _printable(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _comment(text: str) -> str:
+    """One comment line of the script, whatever the values (a model's answer, a name, a path)
+    interpolated into `text` hold."""
+    return f"# {_printable(text)}\n"
+
+
 def _is_structured(raw: str, intent: IntentRecord) -> bool:
     """An answer recorded in a form of forgetui's own: litellm_model's JSON of a tool call, or
     the replay model's YAML of an `action:` response."""
@@ -111,14 +142,16 @@ def response_of(intent: IntentRecord) -> dict[str, Any]:
     """The script response that makes the replay model answer as this step's model did."""
     raw = intent.raw_response or ""
     valid = _valid(intent)
+    # a cut answer keeps its finish reason, so it replays as refused as it was
+    cut = {"finish_reason": CUT} if intent.finish_reason == CUT else {}
     if raw.strip() and not (valid and _is_structured(raw, intent)):
-        parsed = parse_text(raw)
+        parsed = parse_text(raw, finish_reason=intent.finish_reason)
         again = (parsed.action or parsed.attempted or UNPARSED, parsed.args)
         if again == (intent.action, intent.args) or not valid:
-            return {"text": raw}  # parses as it did (a failure replays as the same failure)
+            return {"text": raw, **cut}  # parses as it did (a failure replays the same)
     if valid:
         return {"action": intent.action, "args": intent.args}
-    return {"text": raw}  # an empty answer, or a tool call that did not validate: unusable
+    return {"text": raw, **cut}  # an empty answer, or a tool call that did not validate
 
 
 def _dump_response(response: dict[str, Any], step: int) -> str:
@@ -159,6 +192,7 @@ def export_replay(folder: TaskFolder) -> ReplayExport:
     models: dict[str, None] = {}
     answers: list[OperatorAnswer] = []
     left_out: dict[str, list[int]] = {}
+    responses: list[dict[str, Any]] = []
     for intent, result, record in _steps(folder.log.iter_records()):
         if record is not None:  # an operator record
             if record.step in superseded or record.op not in ANSWER_OPS:
@@ -166,7 +200,7 @@ def export_replay(folder: TaskFolder) -> ReplayExport:
             reason = record.detail.get("reason") if record.op != "limits" else None
             answer = OperatorAnswer(record.step, record.op, record.text or "", reason)
             answers.append(answer)
-            blocks.append(answer.comment() + "\n")
+            blocks.append(answer.comment())
             continue
         assert intent is not None
         step = intent.step
@@ -174,13 +208,13 @@ def export_replay(folder: TaskFolder) -> ReplayExport:
         if why is not None:
             left_out.setdefault(why, []).append(step)
             continue
-        model = intent.model or "model"
+        model = _shown(intent.model or "model")
         models[model] = None
-        shown = intent.action if _valid(intent) else f"{intent.action}, did not run"
-        blocks.append(
-            f"# step {step} ({model}): {shown}\n"
-            + _dump_response(response_of(_as_answered(intent, folder)), step)
-        )
+        action = _shown(intent.action)
+        shown = action if _valid(intent) else f"{action}, did not run"
+        response = response_of(_as_answered(intent, folder))
+        blocks.append(_comment(f"step {step} ({model}): {shown}") + _dump_response(response, step))
+        responses.append(response)
         steps.append(step)
     if not steps:
         raise ForgeError(
@@ -189,8 +223,53 @@ def export_replay(folder: TaskFolder) -> ReplayExport:
         )
     header = _header(folder, steps, list(models), left_out)
     text = header + "".join(blocks)
-    validate_data(safe_load(text), ReplayScript, folder.path / "export-replay", text)
+    _check_reads_back(text, responses, steps, folder)
     return ReplayExport(text, state.task_id, tuple(steps), tuple(models), tuple(answers), left_out)
+
+
+def answers_before(folder: TaskFolder, step: int) -> int:
+    """The responses an export keeps before step N's own on N's branch: the script entry that
+    answered step N (a replay run's position then, as the replay model counts it)."""
+    before_n = [mark for mark in folder.load_state().rewinds if mark.last < step]
+    superseded = superseded_steps(before_n)  # a rewind after step N left N's branch behind
+    count = 0
+    for intent, result, _ in _steps(folder.log.iter_records()):
+        if intent is None:
+            continue
+        if intent.step >= step:
+            break
+        count += _why_left_out(intent.step in superseded, result) is None
+    return count
+
+
+def _check_reads_back(
+    text: str, responses: list[dict[str, Any]], steps: list[int], folder: TaskFolder
+) -> None:
+    """The script, read as the replay model reads it, must be the exported responses one for
+    one: anything else (an answer that escaped its comment, a response that reads back
+    otherwise) would replay actions the run never took. A ForgeError before anything is
+    written."""
+    where = f"task {folder.task_id}: export-replay"
+    try:
+        entries = parse_script(text, folder.path / "export-replay")
+    except ForgeError as exc:
+        problem = _shown(str(exc), 200)
+        raise ForgeError(f"{where}: the script does not read back ({problem})") from None
+    if len(entries) != len(responses):
+        raise ForgeError(
+            f"{where}: the script reads back as {len(entries)} responses, not the"
+            f" {len(responses)} answers exported"
+        )
+    for step, entry, response in zip(steps, entries, responses, strict=True):
+        if not _reads_as(entry, response):
+            raise ForgeError(f"{where}: step {step}'s response does not read back as exported")
+
+
+def _reads_as(entry: ReplayEntry, response: dict[str, Any]) -> bool:
+    try:
+        return entry == ReplayEntry.model_validate(response)
+    except ValidationError:
+        return False
 
 
 def _as_answered(intent: IntentRecord, folder: TaskFolder) -> IntentRecord:
@@ -219,13 +298,13 @@ def _header(
     folder: TaskFolder, steps: list[int], models: list[str], left_out: dict[str, list[int]]
 ) -> str:
     lines = [
-        f"# forgetui replay script of task {folder.task_id} ({folder.path})",
-        f"# exported {now_iso()}: {len(steps)} answers, steps {_ranges(steps)}, "
+        f"forgetui replay script of task {folder.task_id} ({folder.path})",
+        f"exported {now_iso()}: {len(steps)} answers, steps {_ranges(steps)}, "
         f"by {', '.join(models)}",
-        "# replay it on a fresh copy of the task: forgetui run COPY --model replay:THIS_FILE",
+        "replay it on a fresh copy of the task: forgetui run COPY --model replay:THIS_FILE",
     ]
-    lines += [f"# left out, {why}: steps {_ranges(left)}" for why, left in left_out.items()]
-    return "\n".join(lines) + "\n"
+    lines += [f"left out, {why}: steps {_ranges(left)}" for why, left in left_out.items()]
+    return "".join(_comment(line) for line in lines)
 
 
 def _steps(

@@ -37,7 +37,7 @@ def printed_args(args: dict[str, Any]) -> Any:
 
 @dataclass(frozen=True)
 class StepReport:
-    """What one call of `Executor.step()` did: the `run --json` line of DESIGN.md section 9."""
+    """What one call of `Executor.step()` did: one `run --json` line (docs/cli.md)."""
 
     step: int
     action: str | None

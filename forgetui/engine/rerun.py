@@ -4,8 +4,10 @@ step N; the task itself is never written.
 
 The messages go out exactly as saved in artifacts/contexts, with the actions of the phase the
 step ran in (the saved context's `phase`, else the task's phase before the step, else now).
-A replay model answers with its script's response for step N (entry N), read without the
-task's replay.pos, which stays where the run left it."""
+A replay model answers as it did in the run: with the script's entry after the answers an
+export keeps before step N (entry N-1 unless a rewind, a failed call or an interrupted step
+came first), its `match:` chosen by the operator's latest decision as it stood when step N's
+model was called, and read without the task's replay.pos, which stays where the run left it."""
 
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from forgetui.engine.context import effective_phase
 from forgetui.engine.errors import EXIT_OK, ForgeError
 from forgetui.engine.llm import ModelReply, ReplayModel
 from forgetui.engine.llm.stream import AnswerStream
-from forgetui.engine.records import IntentRecord, ResultRecord
+from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
+from forgetui.engine.replay_export import answers_before
 from forgetui.engine.runner import model_for
 from forgetui.engine.store import TaskFolder
 from forgetui.engine.stored import shortened
@@ -105,10 +108,23 @@ class Rerun:
         )
 
     @property
+    def different_args(self) -> list[str]:
+        """The arguments (by name) whose values differ, when both answers name the same action."""
+        if self.new.action != self.recorded.action:
+            return []
+        new, recorded = shortened(self.new.args), shortened(self.recorded.args)
+        return sorted(name for name in {*new, *recorded} if new.get(name) != recorded.get(name))
+
+    @property
     def verdict(self) -> str:
         if self.new.call_failed:
             return "no new answer"
-        return "same action" if self.same_action else "different action"
+        if self.same_action:
+            return "same action"
+        differ = self.different_args
+        if differ:
+            return f"same action {self.new.action}, different args: {', '.join(differ)}"
+        return "different action"
 
     @property
     def not_adoptable(self) -> str | None:
@@ -133,6 +149,7 @@ class Rerun:
             "recorded": self.recorded.to_json(),
             "new": self.new.to_json(),
             "same_action": self.same_action,
+            "different_args": self.different_args,
         }
 
 
@@ -188,8 +205,8 @@ def rerun_step(
     phase = _phase_of(folder, step, saved)
     llm = model_for(folder, model, api_base, **(bounds or {}))
     if isinstance(llm, ReplayModel):  # a position of its own: replay.pos is the run's
-        llm = ReplayModel(llm.script_path)
-        llm.set_position(min(step - 1, len(llm.entries)))
+        llm = ReplayModel(llm.script_path, decision=decision_before(folder, step))
+        llm.set_position(min(answers_before(folder, step), len(llm.entries)))
     messages = [{"role": m["role"], "content": m["content"]} for m in saved["messages"]]
     reply = llm.complete(messages, actions_of(phase), None)
     new = NewAnswer(
@@ -251,18 +268,79 @@ class _AdoptedAnswer:
 def adopt_rerun(folder: TaskFolder, rerun: Rerun, dest: Path) -> Adoption:
     """Fork the task at the end of step N-1 into the new workspace `dest` and run the re-run's
     answer there as step N (executed, verified and recorded as any step). The task itself is
-    not changed."""
+    not changed, and a failure leaves no fork behind."""
     from forgetui.engine.executor import Executor
-    from forgetui.engine.rewind import fork_task
+    from forgetui.engine.rewind import _outermost_missing, _undo, fork_task
 
     why_not = rerun.not_adoptable
     if why_not is not None:
         raise ForgeError(f"nothing to adopt from the re-run of step {rerun.step}: {why_not}")
-    fork = TaskFolder.open(fork_task(folder, rerun.step - 1, dest).folder)
-    with Executor(fork, _AdoptedAnswer(rerun.reply)) as executor:
-        report = executor.step()
+    _refuse_stopped_fork(folder, rerun.step)
+    made = _outermost_missing(Path(dest).expanduser().absolute())
+    forked = fork_task(folder, rerun.step - 1, dest)
+    try:
+        fork = TaskFolder.open(forked.folder)
+        with Executor(fork, _AdoptedAnswer(rerun.reply)) as executor:
+            report = executor.step()
+    except BaseException:
+        _undo(forked.workspace, made)  # what fork_task made, as its own failures undo
+        raise
     return Adoption(fork.path, report.step, report.action, report.result, report.summary,
                     report.status)  # fmt: skip
+
+
+def _refuse_stopped_fork(folder: TaskFolder, step: int) -> None:
+    """A fork at step N-1 takes no step when the task stood there on a question (step N ran
+    on the operator's answer) or had ended: said before anything is made."""
+    try:
+        before = read_checkpoint(folder.checkpoints_dir, step - 1, folder.task_id).state
+    except ForgeError:
+        return  # fork_task says why it cannot fork there
+    asked = before.pending_escalation
+    if asked is not None:
+        question = " ".join(asked.question.split())[:80]
+        raise ForgeError(
+            f"rerun --adopt: the task stood escalated after step {step - 1} ({asked.reason}:"
+            f" {question}), so a fork there waits for an answer before step {step}; nothing"
+            f" made. Fork it with `forgetui rewind TASK --to {step - 1} --fork DIR`, answer,"
+            " then run"
+        )
+    if before.finished:
+        raise ForgeError(
+            f"rerun --adopt: the task was {before.status} after step {step - 1}, so a fork"
+            " there takes no step; nothing made"
+        )
+
+
+DECIDING_OPS = ("answer", "limits")  # the operator records that add a decision to state.yaml
+
+
+def decision_before(folder: TaskFolder, step: int) -> str | None:
+    """The operator's latest decision when step N's model was called, which a replay script's
+    `match:` keys on: the last one logged between the step before and step N's intent, else
+    the latest in the state the step went on from (its checkpoint)."""
+    seen_intent = False
+    went_on_from: int | None = None
+    for record in folder.log.iter_backwards(("intent", "result", "operator")):
+        if not seen_intent:
+            seen_intent = isinstance(record, IntentRecord) and record.step == step
+            continue
+        if isinstance(record, ResultRecord):
+            went_on_from = record.step
+            break
+        if isinstance(record, OperatorRecord):
+            if record.op in DECIDING_OPS:
+                return record.text
+            if record.op == "rewind":
+                went_on_from = int(record.detail.get("to", 0))
+                break
+    if went_on_from is None:
+        return None  # step 1 (or no such step): only a decision logged before it counts
+    try:
+        state = read_checkpoint(folder.checkpoints_dir, went_on_from, folder.task_id).state
+    except ForgeError:
+        return None
+    return state.decisions[-1].answer if state.decisions else None
 
 
 def _step_records(folder: TaskFolder, step: int) -> tuple[IntentRecord | None, ResultRecord | None]:

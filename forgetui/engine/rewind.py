@@ -5,13 +5,15 @@ In place, the task keeps its whole log: the later steps stay as a superseded bra
 `RewindMark` in state.yaml, an operator record in the log), shown dimmed and never again in a
 context, and numbering goes on after them, so no step number, context or snapshot is reused.
 As a fork, a new workspace gets a copy of the files and a task folder of its own at step N; the
-original is not touched."""
+original is not touched. A fork only reads the original, so it takes no lock (a live run may go
+on): it copies between steps and checks the log did not move meanwhile, else starts again."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from forgetui.engine.memory import WorkingMemory
 from forgetui.engine.records import OperatorRecord
 from forgetui.engine.restore import (
     FilesPlan,
+    WriteBackFailed,
     plan_files,
     refuse_blocked,
     untracked,
@@ -64,6 +67,12 @@ KEPT_FIELDS = (
 _NOT_COPIED = (STATE_FILE, MEMORY_FILE, "lock", "replay.pos")
 _NOT_COPIED_PREFIXES = (LOG_FILE, ".")
 _COPIED_ARTIFACTS = ("inputs", ACCEPTED_COPY.removeprefix("artifacts/"), "decisions.yaml", "args")
+REWIND_COMMAND = "forgetui rewind"  # the lock's command while an in-place rewind writes
+# a fork copying while a run steps tries again; each try waits at most _FORK_WAIT_S for a
+# step to end, looking every _FORK_POLL_S
+FORK_ATTEMPTS = 10
+_FORK_WAIT_S, _FORK_POLL_S = 2.0, 0.01
+_Mark = tuple[object, ...]  # where a task stands: see _settled
 
 
 @dataclass(frozen=True)
@@ -226,14 +235,13 @@ def rewind_task(folder: TaskFolder, to: int, *, force: bool = False) -> RewindRe
     """Back to the end of step `to`, in place, under the task lock (refused while another
     process holds it, naming it). Files changed by hand since the run wrote them stop it
     (RewindConflict, nothing changed) unless `force`."""
-    folder.acquire("forgetui rewind")
+    folder.acquire(REWIND_COMMAND)
     try:
         consistency.check(folder)
         plan = _plan(folder, to, fork=False)
-        refuse_blocked(plan.files.blocked, folder.workspace)
+        refuse_blocked(plan.files, folder.workspace)  # every file, before any is written
         if plan.files.conflicts and not force:
             raise RewindConflict(_report(folder, to, plan, done=False))
-        write_back(folder.workspace, plan.files.targets)
         state, last = plan.state, plan.state.step
         mark = RewindMark(to=to, first=to + 1, last=last, at=now_iso())
         kept = {name: getattr(state, name) for name in KEPT_FIELDS}
@@ -259,13 +267,41 @@ def rewind_task(folder: TaskFolder, to: int, *, force: bool = False) -> RewindRe
                 "forced": report.conflicts,
             },
         )
-        with interrupts_deferred():  # the three files describe the same rewind
+        with interrupts_deferred():  # the files, then the three that describe the same rewind
+            try:
+                write_back(folder.workspace, plan.files.targets)
+            except WriteBackFailed as failed:
+                folder.log.append(_failed_record(last, to, failed))
+                stays = f"the task stays at step {last}"
+                if failed.left:
+                    stays += " and those files do not match it: rewind again once it can write"
+                raise ForgeError(
+                    f"rewind to step {to} stopped: {failed.message}; {stays}"
+                ) from None
             folder.save_memory(_shifted(plan.checkpoint.memory, last - to))
             folder.save_state(rewound)
             folder.log.append(record)
         return report
     finally:
         folder.release()
+
+
+def _failed_record(last: int, to: int, failed: WriteBackFailed) -> OperatorRecord:
+    """What a rewind that could not write its files did, for the log: state.yaml did not
+    move, and the files it could not put back (if any) are named."""
+    return OperatorRecord(
+        step=last,
+        at=now_iso(),
+        op="rewind_failed",
+        text=f"rewind → step {to} failed: {failed.message}",
+        detail={
+            "to": to,
+            "failed": failed.rel,
+            "reason": failed.reason,
+            "written": failed.written,
+            "not_put_back": failed.left,
+        },
+    )
 
 
 def _shifted(memory: WorkingMemory, by: int) -> WorkingMemory:
@@ -281,22 +317,27 @@ def _shifted(memory: WorkingMemory, by: int) -> WorkingMemory:
 # --- a fork ----------------------------------------------------------------------------------
 
 
-def fork_task(folder: TaskFolder, to: int, dest: Path) -> RewindReport:
+def fork_task(folder: TaskFolder, to: int, dest: Path | str) -> RewindReport:
     """A new workspace `dest` (new, or an empty directory) holding a copy of the workspace's
     files as they were at the end of step `to`, and the task there at step `to`: its steps
-    then go on from `to + 1`. The original task and workspace are not changed."""
-    plan = _plan(folder, to, fork=True)
-    dest = _free_destination(Path(dest), folder.workspace)
-    made = not dest.exists()
+    then go on from `to + 1`. The original task and workspace are not changed.
+
+    No lock is taken: a run may step meanwhile. The workspace is copied between two steps,
+    and the copy kept only if the task did not move while it was made; else it is undone and
+    made again, at most FORK_ATTEMPTS times. A failure leaves nothing behind."""
+    dest = _free_destination(_fork_path(dest), folder.workspace)
+    made = _outermost_missing(dest)
     try:
-        dest.mkdir(parents=True, exist_ok=True)
-        _copy_workspace(folder.workspace, dest)
+        plan = _copy_between_steps(folder, to, dest, made)
         files = plan_files(folder, dest, plan.live)  # the copy: the original's hand edits too
-        refuse_blocked(files.blocked, dest)
+        refuse_blocked(files, dest)
         write_back(dest, files.targets)
-        task = _lay_out_fork(folder, plan, to, dest)
-    except BaseException:
+        task = _lay_out_fork(folder, plan, to, dest)  # what it reads, later steps never change
+    except BaseException as exc:
         _undo(dest, made)
+        if isinstance(exc, OSError):
+            reason = _os_reason(exc, dest)
+            raise ForgeError(f"--fork {dest}: cannot make the fork there: {reason}") from None
         raise
     status = _status_after(plan.checkpoint.state, stepped=to > 0)
     return RewindReport(
@@ -304,6 +345,97 @@ def fork_task(folder: TaskFolder, to: int, dest: Path) -> RewindReport:
         restored=files.restored, removed=files.removed, conflicts=[],
         untracked=plan.untracked, status=status,
     )  # fmt: skip
+
+
+def _copy_between_steps(folder: TaskFolder, to: int, dest: Path, made: Path | None) -> _Plan:
+    """The plan and the workspace copy, made while no step was under way: a try starts as
+    soon as one ends (the quiet before the next model call), and is kept if the task's mark
+    did not move meanwhile."""
+    tried: _Mark | None = None
+    for _ in range(FORK_ATTEMPTS):
+        before = _next_settled(folder, tried)
+        if before is None:
+            continue
+        plan = _plan(folder, to, fork=True)
+        dest.mkdir(parents=True, exist_ok=True)
+        _copy_workspace(folder.workspace, dest)
+        if _settled(folder) == before:
+            return plan
+        _undo(dest, made)
+        tried = before
+    raise ForgeError(
+        f"task {folder.task_id} kept changing while it was forked ({FORK_ATTEMPTS} tries; a run "
+        "is stepping): nothing made; fork again when it pauses"
+    )
+
+
+def _next_settled(folder: TaskFolder, tried: _Mark | None) -> _Mark | None:
+    """The task's mark once no step is under way and it differs from `tried` (the one a try
+    that failed started from: the next quiet begins when a step ends); None if that does not
+    come within _FORK_WAIT_S."""
+    deadline = time.monotonic() + _FORK_WAIT_S
+    while True:
+        mark = _settled(folder)
+        if mark is not None and mark != tried:
+            return mark
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(_FORK_POLL_S)
+
+
+def _settled(folder: TaskFolder) -> _Mark | None:
+    """A mark of where the task stands, or None while a step or a rewind is under way. A run
+    logs a step's intent before it touches the workspace (an answered approval saves
+    state.yaml first), and an in-place rewind holds the lock as REWIND_COMMAND while it
+    writes: the same mark before and after a copy means no write landed in between."""
+    holder = folder.lock.holder()
+    if holder is not None and holder.command == REWIND_COMMAND:
+        return None
+    last = folder.log.last_step_status()
+    if holder is not None and last is not None and not last.complete:
+        state = folder.load_state()
+        if state.status != "escalated" or state.resolution is not None:
+            return None  # a step's intent logged, its result not yet: it may be writing files
+    return (holder, _identity(folder.log.path), _identity(folder.path / STATE_FILE))
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def _fork_path(dest: Path | str) -> Path:
+    """A blank name is a mistake (a script's unset "$DIR"), never the current directory."""
+    if not str(dest).strip():
+        raise ForgeError("--fork: an empty path; name the directory for the fork")
+    return Path(dest)
+
+
+def _outermost_missing(dest: Path) -> Path | None:
+    """The first directory on the way to `dest` a fork would make (None: `dest` exists):
+    what undoing a fork removes."""
+    missing = None
+    for path in (dest, *dest.parents):
+        if path.exists() or path.is_symlink():
+            break
+        missing = path
+    return missing
+
+
+def _os_reason(exc: OSError, dest: Path) -> str:
+    """One line: the reason, and the file when it is not `dest` itself (copytree's error
+    lists every file it could not copy: the first is named)."""
+    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list):
+        failures = exc.args[0]
+        source, _copy, why = failures[0]
+        more = f" and {len(failures) - 1} more" if len(failures) > 1 else ""
+        return f"cannot copy {source}{more}: {why}"
+    where = exc.filename if exc.filename and str(exc.filename) != str(dest) else None
+    reason = exc.strerror or str(exc).splitlines()[0]
+    return f"{reason} ({where})" if where else reason
 
 
 def _free_destination(dest: Path, workspace: Path) -> Path:
@@ -340,10 +472,12 @@ def _copy_workspace(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, symlinks=True, ignore=ignored, dirs_exist_ok=True)
 
 
-def _undo(dest: Path, made: bool) -> None:
-    """A failed fork leaves nothing: the directory it made, or what it put in an empty one."""
-    if made:
-        shutil.rmtree(dest, ignore_errors=True)
+def _undo(dest: Path, made: Path | None) -> None:
+    """A failed fork leaves nothing: the directories it made, or what it put in an empty one."""
+    if made is not None:
+        shutil.rmtree(made, ignore_errors=True)
+        return
+    if not dest.is_dir() or dest.is_symlink():
         return
     for entry in dest.iterdir():
         if entry.is_dir() and not entry.is_symlink():

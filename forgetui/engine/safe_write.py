@@ -20,10 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from forgetui.engine.sandbox import TASK_DIR_NAME, SandboxError, refuse_environment_write
-from forgetui.engine.workspace import MAX_TEXT_BYTES, FileProblem, looks_binary
+from forgetui.engine.workspace import (
+    FILE_FLAGS,
+    MAX_TEXT_BYTES,
+    FileProblem,
+    PathBlocked,
+    looks_binary,
+    open_dirs,
+)
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 NEW_FILE_MODE = 0o666  # before the umask, as open() would
 
@@ -55,14 +60,11 @@ def _relative_parts(workspace: Path, path: str) -> tuple[str, ...]:
     return parts
 
 
-def _link_refusal(workspace: Path, rel: str, link_parts: tuple[str, ...], dir_fd: int) -> str:
-    """Why writing `rel` is refused when `link_parts` (a prefix of it, opened from `dir_fd`)
-    is a symlink; points at the real path when the link stays inside the workspace."""
+def _link_refusal(workspace: Path, rel: str, link_parts: tuple[str, ...], link: str | None) -> str:
+    """Why writing `rel` is refused when `link_parts` (a prefix of it) is a symlink to `link`;
+    points at the real path when the link stays inside the workspace."""
     link_rel = "/".join(link_parts)
-    try:
-        link = os.readlink(link_parts[-1], dir_fd=dir_fd)
-    except OSError:
-        link = "?"
+    link = "?" if link is None else link
     if link_rel == rel:
         what = f"is a symlink (-> {link})"
     else:
@@ -97,7 +99,7 @@ class WriteTarget:
         if self.existing is None:
             return None
         try:
-            fd = os.open(self.name, _READ_FLAGS, dir_fd=self.dir_fd)
+            fd = os.open(self.name, FILE_FLAGS, dir_fd=self.dir_fd)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -118,7 +120,11 @@ class WriteTarget:
         return data.decode("utf-8", errors="replace")
 
     def _symlink_message(self) -> str:
-        return _link_refusal(self.workspace, self.rel, tuple(self.rel.split("/")), self.dir_fd)
+        try:
+            link: str | None = os.readlink(self.name, dir_fd=self.dir_fd)
+        except OSError:
+            link = None
+        return _link_refusal(self.workspace, self.rel, tuple(self.rel.split("/")), link)
 
     def _check_replaceable(self, info: os.stat_result) -> None:
         if stat.S_ISLNK(info.st_mode):
@@ -172,17 +178,6 @@ class WriteTarget:
             os.fsync(self.dir_fd)
 
 
-def _open_dir(name: str, parent_fd: int, *, create: bool) -> int:
-    try:
-        return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
-    except FileNotFoundError:
-        if not create:
-            raise
-    with contextlib.suppress(FileExistsError):  # made meanwhile: opened (and checked) below
-        os.mkdir(name, 0o777, dir_fd=parent_fd)
-    return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
-
-
 @contextlib.contextmanager
 def open_write_target(workspace: Path, path: str, *, create_dirs: bool) -> Iterator[WriteTarget]:
     """The file `path` names in the workspace, its directory open; missing directories are
@@ -190,31 +185,24 @@ def open_write_target(workspace: Path, path: str, *, create_dirs: bool) -> Itera
     the task folder or goes through a symlink; FileProblem for a missing file or directory."""
     parts = _relative_parts(workspace, path)
     rel = "/".join(parts)
-    dir_fd = os.open(workspace.resolve(), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    root_fd = os.open(workspace.resolve(), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        for depth, name in enumerate(parts[:-1], 1):
-            try:
-                next_fd = _open_dir(name, dir_fd, create=create_dirs)
-            except FileNotFoundError as exc:
-                raise FileProblem(f"no such file: {rel}") from exc
-            except OSError as exc:
-                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
-                    raise
-                # Linux says ENOTDIR for a symlink opened with O_DIRECTORY | O_NOFOLLOW.
-                where = parts[:depth]
-                info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-                if stat.S_ISLNK(info.st_mode):
-                    raise SandboxError(_link_refusal(workspace, rel, where, dir_fd)) from exc
-                if stat.S_ISDIR(info.st_mode):
-                    raise SandboxError(
-                        f"path {rel!r}: {'/'.join(where)} was swapped while it was opened "
-                        "(a symlink for a moment?); writes do not follow links"
-                    ) from exc
-                raise FileProblem(
-                    f"{'/'.join(where)} is a file, not a directory (in {rel})"
-                ) from exc
-            os.close(dir_fd)
-            dir_fd = next_fd
+        dir_fd = open_dirs(root_fd, parts[:-1], create=create_dirs)
+    except PathBlocked as exc:
+        where = "/".join(exc.where)
+        if exc.kind == "missing":
+            raise FileProblem(f"no such file: {rel}") from None
+        if exc.kind == "symlink":
+            raise SandboxError(_link_refusal(workspace, rel, exc.where, exc.link)) from None
+        if exc.kind == "swapped":
+            raise SandboxError(
+                f"path {rel!r}: {where} was swapped while it was opened "
+                "(a symlink for a moment?); writes do not follow links"
+            ) from None
+        raise FileProblem(f"{where} is a file, not a directory (in {rel})") from None
+    finally:
+        os.close(root_fd)
+    try:
         try:
             existing: os.stat_result | None = os.stat(
                 parts[-1], dir_fd=dir_fd, follow_symlinks=False

@@ -224,5 +224,11 @@ class TaskState(Strict):
         return self.step + 1
 
     @property
+    def next_step_decided(self) -> bool:
+        """The operator's answer already chose what the next step does (approved, modified,
+        rejected, re-run or skipped): it finishes without asking a model, a human one included."""
+        return self.resolution is not None and self.resolution.step == self.next_step
+
+    @property
     def finished(self) -> bool:
         return self.status in FINISHED

@@ -115,7 +115,7 @@ class TaskFolder:
         self.path = path
         self.spec = spec
         self.workspace = _workspace_of(path)
-        self.lock = TaskLock(path)
+        self.lock = TaskLock(path, on_take=self._check_before_writing)
         self.log = ActionLog(path / LOG_FILE, can_write=self.lock.held_by_me)
         self.artifacts = path / "artifacts"
         self.inputs_dir = self.artifacts / "inputs"
@@ -202,7 +202,8 @@ class TaskFolder:
     def _lay_out_hand_written(self) -> None:
         """A folder holding only a hand-written task.yaml (and maybe working_memory.yaml) is
         a new task: lay out the rest, under the lock, as `create` would have."""
-        with self.lock:  # released on any error, as every writer's lock
+        self.lock.acquire(on_take=False)  # there is no state.yaml to check yet
+        try:
             if not (self.path / STATE_FILE).exists():
                 try:
                     _lay_out(self.path, self.spec, None)
@@ -211,18 +212,30 @@ class TaskFolder:
                     raise ForgeError(
                         f"{where}: cannot lay out task {self.task_id}: {exc.strerror or exc}"
                     ) from None
+        finally:
+            self.lock.release()
 
     # -- writing needs the lock ---------------------------------------------------------------
 
-    def acquire(self, command: str | None = None) -> TornTail | None:
-        """Become the task's writer: take the lock and move aside a torn last log record (the
-        report, if any, is for the operator)."""
-        self.lock.acquire(command)
+    def acquire(self, command: str | None = None, *, check: bool = True) -> TornTail | None:
+        """Become the task's writer: take the lock, check the files agree, and move aside a
+        torn last log record (the report, if any, is for the operator). `check` False is for
+        `forgetui repair` alone, whose work is files that do not agree."""
+        self.lock.acquire(command, on_take=check)
         try:
             return self.log.repair()
         except BaseException:
             self.lock.release()
             raise
+
+    def _check_before_writing(self) -> None:
+        """Run whenever this process newly takes the lock (`acquire`, `with folder.lock:`):
+        files a hand or a damaged disk left disagreeing stop every writer before it changes
+        a byte, a torn last line included (the log moves it aside only at the first append or
+        repair, after this)."""
+        from forgetui.engine import consistency  # it reads the task through this module
+
+        consistency.check(self)
 
     def release(self) -> None:
         self.lock.release()

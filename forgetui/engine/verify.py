@@ -26,7 +26,13 @@ from forgetui.engine.sandbox import (
 from forgetui.engine.state import CheckResult, Verification
 from forgetui.engine.task import Check, TaskSpec
 from forgetui.engine.timed_regex import InvalidPattern, PatternTooSlow, TimedPattern
-from forgetui.engine.workspace import Skipped, skip_reason, skipped_note, workspace_glob
+from forgetui.engine.workspace import (
+    Skipped,
+    read_bytes,
+    skip_reason,
+    skipped_note,
+    workspace_glob,
+)
 
 DETAILS_CAP = 600
 MAX_OFFENDERS = 5
@@ -176,7 +182,7 @@ def evaluate_regex(check: Check, workspace: Path) -> Evaluation:
     for path in workspace_glob(workspace, check.path, skipped):
         rel = workspace_relative(workspace, path)
         try:
-            texts[rel] = path.read_text("utf-8", errors="replace")
+            texts[rel] = read_bytes(workspace.resolve(), path).decode("utf-8", errors="replace")
         except OSError as exc:  # unreadable, or gone since the glob
             skipped.append(Skipped(rel, skip_reason(exc)))
     note = skipped_note(skipped)

@@ -9,8 +9,10 @@ stack past ~30,000 levels (a segfault, not an error)."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, TypeVar
@@ -220,6 +222,34 @@ def parse_yaml(text: str, path: Path, aliases: bool = False) -> Any:
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise StateFileError(path, f"YAML does not parse: {problem}", line=line) from None
+
+
+class NestedTooDeep(ValueError):
+    """JSON nested past what Python's parser recurses through: a ValueError, as any JSON that
+    does not load is."""
+
+
+def load_json(text: str | bytes) -> Any:
+    """`json.loads`, with nesting past the interpreter's recursion limit (a hand-made or
+    damaged file, `[[[[...`) a NestedTooDeep instead of a RecursionError traceback."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise NestedTooDeep(
+            f"nested deeper than the {sys.getrecursionlimit():,} levels forgetui reads"
+        ) from None
+
+
+def parse_json_or_yaml(text: str, path: Path) -> Any:
+    """A file forgetui writes as one JSON object (a YAML flow mapping): JSON; else, written by
+    hand as YAML or damaged, the YAML reader, which names the line. Either way, a StateFileError
+    rather than a traceback."""
+    try:
+        return load_json(text)
+    except NestedTooDeep as exc:
+        raise StateFileError(path, str(exc)) from None
+    except ValueError:
+        return parse_yaml(text, path)
 
 
 def read_text(path: Path, max_bytes: int = MAX_YAML_BYTES) -> str:

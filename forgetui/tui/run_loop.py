@@ -165,8 +165,12 @@ class RunLoop(OperatorCommands):
         return True
 
     def _start_step(self, number: int) -> None:
-        """Run step `number`; with the human model, ask for the action first."""
-        if not self.session.human:
+        """Run step `number`; with the human model, ask for the action first, unless the
+        operator's answer already chose it (the step then runs it, as `forgetui run` does, and
+        the next step is the one the human prompt is for)."""
+        snap = self.snapshot
+        decided = snap is not None and snap.decided and snap.next_step == number
+        if not self.session.human or decided:
             self._launch_step(number, None)
             return
         from forgetui.tui.modals.text_prompt import TextPromptScreen

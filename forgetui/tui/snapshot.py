@@ -157,6 +157,7 @@ class TaskSnapshot:
     provider_prompt_tokens: int = 0
     # the last steps' tokens sent and a whole-conversation run's (empty until read up to date)
     token_series: tuple[api.StepTokens, ...] = ()
+    decided: bool = False  # the operator already chose the next step's action (no model asked)
 
     @property
     def health(self) -> api.ContextHealth | None:
@@ -308,6 +309,7 @@ class TaskReader:
             prompt_tokens=state.last_context_tokens,
             provider_prompt_tokens=state.last_prompt_tokens,
             token_series=tuple(series[-SERIES_STEPS:]) if complete else (),
+            decided=state.next_step_decided,
         )
 
     def _preview(self, state: TaskState, memory: WorkingMemory) -> ContextView:

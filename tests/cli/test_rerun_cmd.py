@@ -144,3 +144,123 @@ def test_adopt_with_nothing_to_adopt_exits_1(cli, task: Path, tmp_path: Path) ->
     assert result.code == 1
     assert result.err == "forgetui: nothing adopted: the answer names no action\n"
     assert result.json()["adopted"] is None and not fork_dir.exists()
+
+
+@pytest.fixture
+def answered(cli, tmp_path: Path) -> Path:
+    """The escalation sample run to the end: step 1 asks which language, the operator answers
+    French, and the script's `match:` on that decision writes the French greeting at step 2."""
+    task = Path(cli("init", "escalation", "--into", tmp_path / "esc").out.strip())
+    assert cli("run", task).code == 3
+    assert cli("answer", task, "French").code == 0
+    finished = cli("run", task)
+    assert finished.code == 0, finished.err
+    return task
+
+
+def test_a_replay_rerun_matches_on_the_decision_its_step_was_asked_under(
+    cli, answered: Path
+) -> None:
+    for step in (1, 3, 4):
+        result = cli("rerun", answered, "--step", str(step), "--model", "replay", "--json")
+        assert result.code == 0, result.err
+        assert result.json()["same_action"] is True, step
+    result = cli("rerun", answered, "--step", "2", "--model", "replay")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[-1] == "same action"
+    assert "Bonjour" in result.out  # the French alternative, both columns
+
+
+def test_same_action_with_other_args_names_them(cli, task: Path, tmp_path: Path) -> None:
+    script = tmp_path / "other.yaml"
+    script.write_text(
+        yaml.safe_dump(
+            [
+                {"action": "list_dir", "args": {"path": "."}},
+                {"action": "read_file", "args": {"path": "README.md"}},
+            ]
+        )
+    )
+    shown = cli("rerun", task, "--step", "2", "--model", f"replay:{script}", "--json").json()
+    assert shown["same_action"] is False and shown["different_args"] == ["path"]
+    plain = cli("rerun", task, "--step", "2", "--model", f"replay:{script}")
+    assert plain.out.splitlines()[-1] == "same action read_file, different args: path"
+    other = cli("rerun", task, "--step", "1", "--model", f"replay:{script}", "--json").json()
+    assert other["different_args"] == []  # list_dir both times, same args
+    elsewhere = tmp_path / "elsewhere.yaml"
+    elsewhere.write_text(yaml.safe_dump([{"action": "search", "args": {"pattern": "x"}}] * 2))
+    plain = cli("rerun", task, "--step", "2", "--model", f"replay:{elsewhere}")
+    assert plain.out.splitlines()[-1] == "different action"
+
+
+def test_adopt_where_the_task_stood_escalated_leaves_nothing(
+    cli, answered: Path, tmp_path: Path
+) -> None:
+    """Step 2 ran on the operator's answer to step 1's question: a fork at step 1 would stand
+    on that question unanswered and take no step. Refused before anything is made."""
+    workspace = answered.parents[2]
+    before = files_of(workspace)
+    fork_dir = tmp_path / "forks" / "fork"
+    result = cli("rerun", answered, "--step", "2", "--model", "replay", "--adopt", fork_dir)
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith(
+        "forgetui: rerun --adopt: the task stood escalated after step 1 (agent: Which language"
+    )
+    assert "nothing made" in result.err and result.err.count("\n") == 1
+    assert not (tmp_path / "forks").exists()
+    assert files_of(workspace) == before  # the original, byte for byte
+
+
+def test_an_adopt_that_fails_after_forking_leaves_no_fork(
+    cli_in_process, task: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from forgetui.engine.errors import ForgeError
+    from forgetui.engine.executor import Executor
+
+    stepped: list[Path] = []
+
+    def failing_step(self: Executor, model: object = None) -> None:
+        stepped.append(self.folder.path)  # the fork was made and its step began
+        raise ForgeError("the fork's step failed")
+
+    monkeypatch.setattr(Executor, "step", failing_step)
+    workspace = task.parents[2]
+    before = files_of(workspace)
+    fork_dir = tmp_path / "new" / "fork"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for dest, gone in ((fork_dir, tmp_path / "new"), (empty, None)):
+        result = cli_in_process("rerun", task, "--step", "2", "--model", "replay", "--adopt", dest)
+        assert (result.code, result.err) == (2, "forgetui: the fork's step failed\n")
+        assert stepped[-1] == dest / ".agentforge/tasks/hello_world"
+        if gone is not None:
+            assert not gone.exists()
+    assert list(empty.iterdir()) == []  # an empty directory given stays, empty
+    assert files_of(workspace) == before
+
+
+def test_a_replay_rerun_after_a_rewind_answers_as_the_run_did(cli, task: Path) -> None:
+    """Steps 3-5 superseded by a rewind to 2; steps 6-8 took the script's entries 3-5 again."""
+    assert cli("run", task).code == 0
+    assert cli("rewind", task, "--to", "2").code == 0
+    assert cli("run", task).code == 0
+    for step in (1, 2, 3, 6, 7, 8):
+        result = cli("rerun", task, "--step", str(step), "--model", "replay", "--json")
+        assert result.code == 0, result.err
+        shown = result.json()
+        assert shown["same_action"] is True, (step, shown["new"], shown["recorded"])
+
+
+def test_each_branch_reruns_under_its_own_decision(cli, answered: Path) -> None:
+    """Back to step 1 and answered English this time: the superseded branch (steps 2-4) was
+    asked under French, the new one (5-7) under English; each re-runs as it ran."""
+    assert cli("rewind", answered, "--to", "1").code == 0
+    assert cli("answer", answered, "English").code == 0
+    assert cli("run", answered).code == 0
+    for step, greeting in ((2, "Bonjour"), (5, "Hello")):
+        shown = cli("rerun", answered, "--step", str(step), "--model", "replay", "--json").json()
+        assert shown["same_action"] is True, (step, shown["new"], shown["recorded"])
+        assert greeting in shown["new"]["args"]["content"]
+    for step in (6, 7):
+        shown = cli("rerun", answered, "--step", str(step), "--model", "replay", "--json").json()
+        assert shown["same_action"] is True, (step, shown["new"], shown["recorded"])

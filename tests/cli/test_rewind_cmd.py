@@ -4,6 +4,7 @@ runs on afterwards."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli.conftest import cli_env
 from tests.cli.stepped_sample import copy_task, files_of, lock_debris, stepped_hello
 
 HELLO = 'print("Hello, world!")\n'
@@ -106,6 +108,11 @@ def test_a_hand_edit_is_listed_and_nothing_changes_until_force(cli: Any, task: P
         (["--to", "x"], "forgetui: forgetui rewind: argument --to: invalid int value: 'x'\n"),
         (["--to", "1", "--fork", "f", "--force"], "forgetui: rewind: --force is for an in-place "
          "rewind; a fork changes no file here\n"),
+        # a script's empty "$DIR": not the current directory, and not an in-place rewind
+        (["--to", "1", "--fork", ""], "forgetui: --fork: an empty path; name the directory for "
+         "the fork\n"),
+        (["--to", "1", "--fork", " \t"], "forgetui: --fork: an empty path; name the directory "
+         "for the fork\n"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_exit_2(cli: Any, task: Path, args: list[str], said: str) -> None:
@@ -113,6 +120,38 @@ def test_bad_input_is_one_line_exit_2(cli: Any, task: Path, args: list[str], sai
     done = cli("rewind", task, *args)
     assert (done.code, done.err) == (2, said)
     assert files_of(workspace_of(task)) == before
+
+
+def test_an_empty_task_is_exit_2_even_inside_the_workspace(task: Path, tmp_path: Path) -> None:
+    """`forgetui rewind "$TASK"` with TASK unset, run from the workspace: not that task."""
+    workspace = workspace_of(task)
+    before = files_of(workspace)
+    for blank in ("", " "):
+        done = subprocess.run(
+            [sys.executable, "-m", "forgetui", "rewind", blank, "--to", "1"],
+            capture_output=True, text=True, cwd=workspace, timeout=120,
+            env={**os.environ, **cli_env(tmp_path / "home")},
+        )  # fmt: skip
+        assert (done.returncode, done.stderr) == (
+            2, "forgetui: rewind: an empty TASK; name a task folder or workspace\n"
+        )  # fmt: skip
+    assert files_of(workspace) == before
+
+
+@pytest.mark.parametrize("where", ["/proc/self/fk", "a-file/fork"])
+def test_a_fork_where_none_can_be_made_is_one_line(
+    cli: Any, task: Path, tmp_path: Path, where: str
+) -> None:
+    """mkdir refused (/proc, or a file on the way): the path named, nothing made, no lock."""
+    (tmp_path / "a-file").write_text("a file\n")
+    dest = where if where.startswith("/") else str(tmp_path / where)
+    before = files_of(workspace_of(task))
+    done = cli("rewind", task, "--to", "2", "--fork", dest)
+    assert done.code == 2
+    assert done.err.startswith(f"forgetui: --fork {dest}: cannot make the fork there: ")
+    assert done.err.count("\n") == 1 and "Traceback" not in done.err
+    assert files_of(workspace_of(task)) == before and lock_debris(task) == []
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == ["a-file", "ws"]
 
 
 def test_a_missing_task_is_exit_2(cli: Any, tmp_path: Path) -> None:

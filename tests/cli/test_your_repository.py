@@ -80,7 +80,7 @@ class LRUCache:
 MINILRU_BUG = "self._data.popitem(last=True)"
 MINILRU_FIX = "self._data.popitem(last=False)"
 
-MINILRU_TESTS = '''from pathlib import Path
+MINILRU_TESTS = """from pathlib import Path
 
 import minilru
 from minilru import LRUCache
@@ -115,7 +115,7 @@ def test_get_makes_an_entry_recent():
 def test_imports_this_checkout():
     here = Path(__file__).resolve().parents[1] / "src" / "minilru" / "__init__.py"
     assert Path(minilru.__file__).resolve() == here, minilru.__file__
-'''
+"""
 
 MINILRU_PYPROJECT = """[project]
 name = "minilru"
@@ -168,11 +168,10 @@ CACHETOOLS_BUG = "key = next(reversed(self.__order))"
 
 
 def require_bwrap(mode: str) -> None:
-    """The bwrap runs skip where bubblewrap cannot run, except in CI, where they fail."""
+    """The bwrap runs skip where bubblewrap cannot run, unless required
+    (FORGETUI_REQUIRE_BWRAP=1 makes BWRAP true: the run goes ahead and fails)."""
     if mode != "bwrap" or BWRAP:
         return
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"bubblewrap is required in CI: {NO_BWRAP}")
     pytest.skip(NO_BWRAP)
 
 

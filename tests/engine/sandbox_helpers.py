@@ -15,11 +15,15 @@ import pytest
 from forgetui.engine.sandbox import MODE_VARIABLE
 from forgetui.engine.sandbox.mode import probe_bwrap
 
-# Whether the bwrap tests run: where bubblewrap works, and always in CI (.ci/run installs it),
-# where one that cannot run must fail, not skip. Every `skipif(not BWRAP)` keys on this.
-BWRAP = probe_bwrap()[0] is not None or os.environ.get("CI") == "true"
+# Set by .ci/run once it has bubblewrap on PATH: from then on a bwrap test that cannot run
+# fails rather than skips, so a green run means the real sandbox was tested.
+REQUIRE_VARIABLE = "FORGETUI_REQUIRE_BWRAP"
+REQUIRED = os.environ.get(REQUIRE_VARIABLE) == "1"
+# Whether the bwrap tests run: where bubblewrap works, and always where it is required.
+# Every `skipif(not BWRAP)` keys on this; `pytest -rs` prints the reason of each skip.
+BWRAP = probe_bwrap()[0] is not None or REQUIRED
 # the probe's own reason: bwrap missing, or present and unable to run here (no user namespaces)
-NO_BWRAP = probe_bwrap()[1] or "bubblewrap runs here"
+NO_BWRAP = (probe_bwrap()[1] or "bubblewrap runs here") + f" ({REQUIRE_VARIABLE} is not 1)"
 MODES = [
     pytest.param("bwrap", marks=pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)),
     "allow-list",

@@ -25,6 +25,7 @@ from forgetui.engine.state import (
     Verification,
 )
 from forgetui.engine.task import DEFAULT_BUDGETS, SECTION_NAMES, Plan, PlanTask, Subtask, TaskSpec
+from tests.fuzz_seed import fuzzed
 
 from .test_context import TARGET, assert_within_budgets, big_source
 
@@ -196,6 +197,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@fuzzed
 @settings(
     max_examples=60,
     deadline=None,

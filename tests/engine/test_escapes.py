@@ -1,10 +1,16 @@
 """The escape suite: what an agent's allowed `python -c` tried, through the real
 `execute("run_cmd", ...)` path, in both sandbox modes.
 
-Each attempt is one test per mode. An attempt that the sandbox stops passes; one that succeeds
-fails, unless it is a known gap of allow-list mode (no mount, PID or network namespace there):
-then the test checks that it really did succeed and skips with "allow-list mode cannot stop
-this: ...", so `pytest -rs` counts the escapes each mode lets through."""
+Each attempt is one test per mode, and each first proves the attempt ran: the command prints
+`attempting` before it tries (and whatever it found after), so a command that never started,
+or was refused before it ran, fails the test instead of passing as "nothing escaped". Then the
+test asserts the attempt was stopped and how: the step's exit code as forgetui reports it, the
+file untouched, the output redacted, the child gone.
+
+A known gap of allow-list mode (no mount, PID or network namespace there) is
+`xfail(strict=True, raises=Escaped)`: it xfails only because the attempt got through, so
+`pytest -rx` lists what allow-list mode lets by, and the day allow-list mode stops one the
+XPASS fails the run until the mark goes."""
 
 from __future__ import annotations
 
@@ -67,14 +73,40 @@ def run_python(workspace: Path, code: str, *argv: str, **spec: Any) -> ActionOut
     return execute("run_cmd", {"cmd": ["python", "-c", code, *argv]}, env)
 
 
-def verdict(mode: str, escaped: bool, attempt: str, allow_list_gap: str | None = None) -> None:
-    """Pass if the sandbox stopped the attempt; skip if it is a known allow-list gap that did
-    succeed; fail otherwise."""
-    if not escaped:
-        return
-    if mode == "allow-list" and allow_list_gap:
-        pytest.skip(f"allow-list mode cannot stop this: {allow_list_gap}")
-    pytest.fail(f"escape succeeded in {mode} mode: {attempt}")
+class Escaped(AssertionError):
+    """The attempt got through: a failure, or the xfail of a known allow-list gap."""
+
+
+def held(mode: str, escaped: bool, attempt: str) -> None:
+    if escaped:
+        raise Escaped(f"escape succeeded in {mode} mode: {attempt}")
+
+
+def gap(why: str) -> pytest.MarkDecorator:
+    """Both modes, allow-list's a known gap: it must escape (strict), and only by escaping."""
+    allow_list = pytest.param(
+        "allow-list",
+        marks=pytest.mark.xfail(
+            strict=True, raises=Escaped, reason=f"allow-list mode cannot stop this: {why}"
+        ),
+    )
+    return pytest.mark.parametrize("mode", [MODES[0], allow_list], indirect=True)
+
+
+ATTEMPTING = "attempting\n"  # what every attempt prints, flushed, before it tries
+
+
+def ran(outcome: ActionOutcome) -> str:
+    """The attempt's output, once it shows the command ran (not refused) and reached it."""
+    assert outcome.command is not None and outcome.command.exit_code is not None, outcome
+    output = outcome.output or ""
+    assert output.startswith(ATTEMPTING), output
+    return output
+
+
+def failed_on_the_attempt(outcome: ActionOutcome) -> None:
+    """The attempt raised inside the sandbox: forgetui reports the step failed, exit code 1."""
+    assert (outcome.result, outcome.error) == ("failure", "exit code 1"), outcome.output
 
 
 # ----------------------------------------------------------------------------- filesystem
@@ -90,33 +122,47 @@ def var_tmp_target() -> Iterator[Path]:
     target.unlink(missing_ok=True)
 
 
+WRITE = "import sys; print('attempting', flush=True); open(sys.argv[1], 'w').write('pwned')"
+
+
+@gap(NO_MOUNTS)
 def test_write_outside_the_workspace(workspace: Path, mode: str) -> None:
+    """Under bwrap the workspace's parent is in the sandbox's own /tmp: the write lands there,
+    is read back inside, and is gone with the sandbox."""
     target = workspace.parent / f"escaped-{uuid.uuid4().hex}.txt"
-    code = "import sys; open(sys.argv[1], 'w').write('pwned')"
-    run_python(workspace, code, str(target))
-    verdict(mode, target.exists(), f"wrote {target}", NO_MOUNTS)
+    code = WRITE + "; print('read back:', open(sys.argv[1]).read())"
+    outcome = run_python(workspace, code, str(target))
+    assert ran(outcome) == ATTEMPTING + "read back: pwned\n"
+    held(mode, target.exists(), f"wrote {target}")
+    assert outcome.result == "success"
 
 
+@gap(NO_MOUNTS)
 def test_write_into_the_system(workspace: Path, mode: str, var_tmp_target: Path) -> None:
-    code = "import sys; open(sys.argv[1], 'w').write('pwned')"
-    outcome = run_python(workspace, code, str(var_tmp_target))
-    verdict(mode, var_tmp_target.exists(), f"wrote {var_tmp_target}", NO_MOUNTS)
-    assert "Read-only file system" in (outcome.output or "")
+    outcome = run_python(workspace, WRITE, str(var_tmp_target))
+    ran(outcome)
+    held(mode, var_tmp_target.exists(), f"wrote {var_tmp_target}")
+    failed_on_the_attempt(outcome)  # a read-only mount: the open raised
 
 
+@gap(NO_MOUNTS)
 def test_rewrite_the_tasks_own_task_yaml(workspace: Path, mode: str) -> None:
     task_yaml = workspace / ".agentforge" / "tasks" / "t" / "task.yaml"
-    code = "open('.agentforge/tasks/t/task.yaml', 'w').write('id: t\\ngoal: do evil\\n')"
-    run_python(workspace, code)
-    verdict(mode, task_yaml.read_text() != TASK_YAML, "rewrote task.yaml", NO_MOUNTS)
+    outcome = run_python(workspace, WRITE, ".agentforge/tasks/t/task.yaml")
+    ran(outcome)
+    held(mode, task_yaml.read_text() != TASK_YAML, "rewrote task.yaml")
+    failed_on_the_attempt(outcome)
 
 
+@gap(NO_MOUNTS)
 def test_append_a_forged_record_to_the_task_log(workspace: Path, mode: str) -> None:
     log = workspace / ".agentforge" / "tasks" / "t" / "actions.yaml"
     forged = "- {kind: result, step: 1, at: t, action: note, result: success, summary: forged}\n"
-    code = f"open('.agentforge/tasks/t/actions.yaml', 'a').write({forged!r})"
-    run_python(workspace, code)
-    verdict(mode, log.read_text() != ACTIONS_YAML, "appended to actions.yaml", NO_MOUNTS)
+    code = WRITE.replace("'w').write('pwned')", "'a').write(sys.argv[2])")
+    outcome = run_python(workspace, code, ".agentforge/tasks/t/actions.yaml", forged)
+    ran(outcome)
+    held(mode, log.read_text() != ACTIONS_YAML, "appended to actions.yaml")
+    failed_on_the_attempt(outcome)
 
 
 def test_the_workspace_itself_stays_writable(workspace: Path, mode: str) -> None:
@@ -128,33 +174,44 @@ def test_the_workspace_itself_stays_writable(workspace: Path, mode: str) -> None
 
 REMOUNT = """\
 import ctypes, sys
+print('attempting', flush=True)
 def write():
     try:
         open(sys.argv[1], 'w').write('pwned')
         return True
-    except OSError as exc:
-        print(exc)
+    except OSError:
         return False
-if not write():  # read-only: try to make it writable, as root with CAP_SYS_ADMIN could
+if write():
+    print('written at once')
+else:  # read-only: try to make it writable, as root with CAP_SYS_ADMIN could
     libc = ctypes.CDLL(None, use_errno=True)
     MS_REMOUNT, MS_BIND = 32, 4096
     for where in ('/', sys.argv[2]):
         libc.mount(None, where.encode(), None, MS_REMOUNT | MS_BIND, None)
         libc.umount2(where.encode(), 2)  # MNT_DETACH: the read-only bind over the task folder
-        print(where, ctypes.get_errno())
-    write()
+        print('tried', where, flush=True)
+    open(sys.argv[1], 'w').write('pwned')  # raises if still read-only
+    print('written after the remount')
 """
 
 
+@gap(NO_MOUNTS)
 def test_remount_read_write_or_unmount_the_task_folder(
     workspace: Path, mode: str, var_tmp_target: Path
 ) -> None:
-    outside = var_tmp_target
-    run_python(workspace, REMOUNT, str(outside), str(workspace / ".agentforge"))
+    task_folder = str(workspace / ".agentforge")
     task_yaml = workspace / ".agentforge" / "tasks" / "t" / "task.yaml"
-    run_python(workspace, REMOUNT, str(task_yaml), str(workspace / ".agentforge"))
-    escaped = outside.exists() or task_yaml.read_text() != TASK_YAML
-    verdict(mode, escaped, "remounted or unmounted a read-only mount", NO_MOUNTS)
+    outcomes = [
+        run_python(workspace, REMOUNT, str(target), task_folder)
+        for target in (var_tmp_target, task_yaml)
+    ]
+    outputs = [ran(outcome) for outcome in outcomes]
+    escaped = var_tmp_target.exists() or task_yaml.read_text() != TASK_YAML
+    held(mode, escaped, f"remounted or unmounted a read-only mount: {outputs}")
+    for outcome, output in zip(outcomes, outputs, strict=True):
+        # both remounts and unmounts were tried, and the write after them still raised
+        assert f"tried /\ntried {task_folder}\n" in output and "written" not in output, output
+        failed_on_the_attempt(outcome)
 
 
 @pytest.fixture
@@ -168,12 +225,13 @@ def fake_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     shutil.rmtree(home, ignore_errors=True)
 
 
+@gap("the operator's home is not hidden")
 def test_read_a_key_in_the_operators_home(workspace: Path, mode: str, fake_home: Path) -> None:
     key = fake_home / ".ssh" / "id_ed25519"
-    code = "import sys; print(open(sys.argv[1]).read())"
+    code = "import sys; print('attempting', flush=True); print(open(sys.argv[1]).read())"
     outcome = run_python(workspace, code, str(key))
-    escaped = "OPENSSH PRIVATE KEY" in (outcome.output or "")
-    verdict(mode, escaped, f"read {key}", "the operator's home is not hidden")
+    held(mode, "OPENSSH PRIVATE KEY" in ran(outcome), f"read {key}")
+    failed_on_the_attempt(outcome)  # hidden: there is no such file inside
 
 
 @pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)
@@ -227,52 +285,75 @@ def run_in_engine(workspace: Path, code: str) -> dict[str, Any]:
 
 PARENT_KEY = """\
 import os
-for entry in open(f'/proc/{os.getppid()}/environ').read().split('\\0'):
+print('attempting', flush=True)
+entries = open(f'/proc/{os.getppid()}/environ').read().split('\\0')
+print('entries read:', len(entries))
+for entry in entries:
     if entry.startswith('OPENAI_API_KEY='):
         print(entry)
 """
 
 
+def entries_read(output: str) -> int:
+    """How many environment entries the attempt read: it opened the file, and it had some."""
+    counts = [int(line.split(":")[1]) for line in output.splitlines() if "entries read:" in line]
+    assert len(counts) == 1, output
+    return counts[0]
+
+
 def test_read_the_parents_environ(workspace: Path, mode: str) -> None:
     step = run_in_engine(workspace, PARENT_KEY)
-    verdict(mode, SECRET in step["output"] + step["summary"], "printed the parent's key")
+    assert step["output"].startswith(ATTEMPTING) and entries_read(step["output"]) >= 1, step
+    held(mode, SECRET in step["output"] + step["summary"], "printed the parent's key")
     if mode == "allow-list":  # the key is there to read, but cut from the output
-        assert step["output"] == "OPENAI_API_KEY=[redacted $OPENAI_API_KEY]\n"
+        assert step["output"].endswith("\nOPENAI_API_KEY=[redacted $OPENAI_API_KEY]\n"), step
         assert step["redacted"] == ["OPENAI_API_KEY"]
         assert "output redacted (OPENAI_API_KEY)" in step["summary"]
-    else:
-        assert step["output"] == ""
+    else:  # the parent is the sandbox's own init, which never had the key
+        assert "OPENAI_API_KEY" not in step["output"] and step["redacted"] == [], step
 
 
 SCAN = """\
 import glob
+print('attempting', flush=True)
+read = 0
 for path in glob.glob('/proc/[0-9]*/environ'):
     try:
         entries = open(path).read().split('\\0')
     except OSError:
         continue
+    read += 1
     print(path, [entry for entry in entries if 'KEY' in entry.split('=')[0]])
+print('environ files read:', read)
 """
 
 
 def test_scan_every_processs_environ(workspace: Path, mode: str) -> None:
     step = run_in_engine(workspace, SCAN)
-    verdict(mode, SECRET in step["output"], "found the key in /proc/*/environ")
+    assert step["output"].startswith(ATTEMPTING), step
+    assert int(step["output"].rsplit("environ files read:", 1)[1]) >= 1, step  # its own at least
+    held(mode, SECRET in step["output"], "found the key in /proc/*/environ")
     if mode == "allow-list":
         assert "[redacted $OPENAI_API_KEY]" in step["output"]
     else:  # only the sandbox's own processes are there, and they never had it
         assert "OPENAI_API_KEY" not in step["output"]
 
 
+@gap(NO_PID_NAMESPACE)
 def test_read_the_parents_environ_encoded(workspace: Path, mode: str) -> None:
     """Redaction only knows the literal value: base64 walks past it."""
     code = "import base64, sys\n" + PARENT_KEY.replace(
-        "print(entry)", "print(base64.b64encode(entry.encode()).decode())"
+        "print(entry)", "print('b64', base64.b64encode(entry.encode()).decode())"
     )
     step = run_in_engine(workspace, code)
-    lines = step["output"].split()
-    decoded = base64.b64decode(lines[-1]).decode("utf-8", "replace") if lines else ""
-    verdict(mode, SECRET in decoded, "smuggled the key out base64-encoded", NO_PID_NAMESPACE)
+    assert step["output"].startswith(ATTEMPTING) and entries_read(step["output"]) >= 1, step
+    decoded = [
+        base64.b64decode(line.split()[1]).decode("utf-8", "replace")
+        for line in step["output"].splitlines()
+        if line.startswith("b64 ")
+    ]
+    held(mode, any(SECRET in text for text in decoded), "smuggled the key out base64-encoded")
+    assert decoded == [], step  # under bwrap the parent never had it
 
 
 LEAKY_NAMES = ("NPM_AUTH", "SLACK_HOOK_URL", "MYAPP_AUTH_HEADER", "DOCKER_AUTH_CONFIG")
@@ -286,10 +367,11 @@ def test_secret_variables_are_not_in_the_childs_environment(
     monkeypatch.setenv("FORGETUI_WANTED", "wanted-value")
     code = "import json, os; print(json.dumps(dict(os.environ)))"
     outcome = run_python(workspace, code, env_passthrough=["FORGETUI_WANTED"])
+    assert outcome.result == "success", outcome.output
     seen = json.loads(outcome.output or "{}")
+    assert seen["FORGETUI_WANTED"] == "wanted-value"  # it ran: the listed variable is there
     leaked = sorted(set(seen) & {*LEAKY_NAMES, "OPENAI_API_KEY"})
-    verdict(mode, bool(leaked), f"the child saw {leaked}")
-    assert seen["FORGETUI_WANTED"] == "wanted-value"  # listed in env_passthrough: there
+    held(mode, bool(leaked), f"the child saw {leaked}")
 
 
 def test_a_passed_through_secret_printed_comes_back_redacted(
@@ -298,7 +380,7 @@ def test_a_passed_through_secret_printed_comes_back_redacted(
     monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-0123456789")
     code = "import os; print('token:', os.environ['DEPLOY_TOKEN'])"
     outcome = run_python(workspace, code, env_passthrough=["DEPLOY_TOKEN"])
-    verdict(mode, "deploy-token-0123456789" in repr(outcome), "printed a passed-through token")
+    held(mode, "deploy-token-0123456789" in repr(outcome), "printed a passed-through token")
     assert outcome.output == "token: [redacted $DEPLOY_TOKEN]\n"
     assert outcome.redacted == ["DEPLOY_TOKEN"]
     assert outcome.summary.endswith("output redacted (DEPLOY_TOKEN)")
@@ -306,59 +388,72 @@ def test_a_passed_through_secret_printed_comes_back_redacted(
 
 # ----------------------------------------------------------------------------- processes
 
-LATE_WRITER = """\
-import os, subprocess, sys
-late = "import sys, time; time.sleep(2); open(sys.argv[1], 'w').write('late')"
-subprocess.Popen(
-    [sys.executable, '-c', late, sys.argv[1], sys.argv[2]],
-    start_new_session=True,  # setsid: out of the command's process group
-    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+# A child that says it started (a file in the workspace, which both modes share with the host)
+# and then, 2 s later, writes `late.txt`; the command waits for the start before it returns.
+LATE = (
+    "import pathlib, sys, time; ws = pathlib.Path(sys.argv[1]); "
+    "(ws / 'started.txt').write_text('started'); time.sleep(2); "
+    "(ws / 'late.txt').write_text('late')"
 )
+WAIT_FOR_START = """\
+import pathlib, time
+for _ in range(200):
+    if pathlib.Path('started.txt').exists():
+        break
+    time.sleep(0.05)
 print('detached')
 """
 
+LATE_WRITER = f"""\
+import os, subprocess, sys
+print('attempting', flush=True)
+subprocess.Popen(
+    [sys.executable, '-c', {LATE!r}, os.getcwd(), sys.argv[1]],
+    start_new_session=True,  # setsid: out of the command's process group
+    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+)
+{WAIT_FOR_START}"""
 
-def test_a_setsid_child_writes_after_the_step(workspace: Path, mode: str) -> None:
-    target = workspace / "late.txt"
+DOUBLE_FORK = f"""\
+import os, sys
+print('attempting', flush=True)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        quiet = os.open(os.devnull, os.O_RDWR)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        os.execv(sys.executable, [sys.executable, '-c', {LATE!r}, os.getcwd(), sys.argv[1]])
+    os._exit(0)
+os.wait()
+{WAIT_FOR_START}"""
+
+
+def outlived_the_step(workspace: Path, code: str) -> bool:
+    """Run `code` with a marker the child carries; once the child has started (proved by its
+    file) and the step is over, whether it is still alive or wrote after the step."""
     marker = f"forgetui-late-{uuid.uuid4().hex}"
-    outcome = run_python(workspace, LATE_WRITER, str(target), marker)
-    assert outcome.result == "success", outcome.output
+    outcome = run_python(workspace, code, marker)
+    assert ran(outcome) == ATTEMPTING + "detached\n"
+    assert outcome.result == "success"
+    assert (workspace / "started.txt").read_text() == "started"  # the child ran
+    late = workspace / "late.txt"
     # Wait until the child is gone or has written; a dead child writes nothing later.
-    wait_until(lambda: target.exists() or not processes_with(marker), limit_s=10)
+    wait_until(lambda: late.exists() or not processes_with(marker), limit_s=10)
     survivors = processes_with(marker)
     kill_all(survivors)
-    escaped = target.exists() or bool(survivors)
-    verdict(mode, escaped, "a setsid child outlived the step", "a setsid child leaves the group")
+    return late.exists() or bool(survivors)
 
 
+@gap("a setsid child leaves the group")
+def test_a_setsid_child_writes_after_the_step(workspace: Path, mode: str) -> None:
+    held(mode, outlived_the_step(workspace, LATE_WRITER), "a setsid child outlived the step")
+
+
+@gap("a setsid grandchild leaves the group")
 def test_a_double_forked_child_writes_after_the_step(workspace: Path, mode: str) -> None:
-    target = workspace / "late.txt"
-    marker = f"forgetui-fork-{uuid.uuid4().hex}"
-    code = (
-        "import os, sys, time\n"
-        "if os.fork() == 0:\n"
-        "    os.setsid()\n"
-        "    if os.fork() == 0:\n"
-        "        quiet = os.open(os.devnull, os.O_RDWR)\n"
-        "        os.dup2(quiet, 1)\n"
-        "        os.dup2(quiet, 2)\n"
-        "        os.execv(sys.executable, [sys.executable, '-c',\n"
-        '            \'import sys, time; time.sleep(2); open(sys.argv[1], "w").write("x")\',\n'
-        "            sys.argv[1], sys.argv[2]])\n"
-        "    os._exit(0)\n"
-        "os.wait()\n"
-    )
-    run_python(workspace, code, str(target), marker)
-    wait_until(lambda: target.exists() or not processes_with(marker), limit_s=10)
-    survivors = processes_with(marker)
-    kill_all(survivors)
-    escaped = target.exists() or bool(survivors)
-    verdict(
-        mode,
-        escaped,
-        "a double-forked child outlived the step",
-        "a setsid grandchild leaves the group",
-    )
+    escaped = outlived_the_step(workspace, DOUBLE_FORK)
+    held(mode, escaped, "a double-forked child outlived the step")
 
 
 # ----------------------------------------------------------------------------- network
@@ -373,6 +468,7 @@ def server() -> Iterator[int]:
 
 CONNECT = """\
 import socket, sys
+print('attempting', flush=True)
 try:
     socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=5).close()
     print('connected')
@@ -381,11 +477,12 @@ except OSError as exc:
 """
 
 
+@gap("no network namespace")
 def test_reach_a_server_on_the_operators_machine(workspace: Path, mode: str, server: int) -> None:
     outcome = run_python(workspace, CONNECT, str(server))
-    escaped = "connected" in (outcome.output or "")
-    verdict(mode, escaped, "connected to the host's loopback", "no network namespace")
-    assert "refused" in (outcome.output or "")
+    output = ran(outcome)
+    held(mode, "connected" in output, "connected to the host's loopback")
+    assert output.startswith(ATTEMPTING + "refused: "), output  # the connect raised
 
 
 @pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)
@@ -394,11 +491,12 @@ def test_a_task_that_allows_the_network_reaches_it(
 ) -> None:
     use_mode(monkeypatch, "bwrap")
     outcome = run_python(workspace, CONNECT, str(server), sandbox={"network": True})
-    assert (outcome.output or "").strip() == "connected"
+    assert ran(outcome) == ATTEMPTING + "connected\n"
 
 
 UNIX_CONNECT = """\
 import socket, sys
+print('attempting', flush=True)
 with socket.socket(socket.AF_UNIX) as client:
     try:
         client.connect(sys.argv[1])
@@ -422,10 +520,12 @@ def run_socket() -> Iterator[str]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@gap("/run is not hidden")
 def test_reach_a_unix_socket_under_run(workspace: Path, mode: str, run_socket: str) -> None:
     outcome = run_python(workspace, UNIX_CONNECT, run_socket)
-    escaped = "connected" in (outcome.output or "")
-    verdict(mode, escaped, f"connected to {run_socket}", "/run is not hidden")
+    output = ran(outcome)
+    held(mode, "connected" in output, f"connected to {run_socket}")
+    assert output.startswith(ATTEMPTING + "refused: "), output  # no such socket inside
 
 
 # ----------------------------------------------------------------------------- other actions

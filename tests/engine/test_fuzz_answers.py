@@ -3,18 +3,18 @@ where YAML is asked for, huge strings, any unicode. The parser never raises and 
 or a reason; a real step on such an answer never raises, logs the answer as it came, and the
 task takes its next step.
 
-Cases are derandomized so a failure reproduces; FORGETUI_FUZZ_RANDOM=1 explores new ones."""
+Each run draws new cases from a fresh seed, printed at the end of the run and with a failure;
+`FORGETUI_FUZZ_SEED=N` replays run N (tests/fuzz_seed.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import yaml
@@ -28,18 +28,22 @@ from forgetui.engine.records import IntentRecord, ResultRecord
 from forgetui.engine.stored import expanded
 from tests.cli.conftest import without_fsync
 from tests.engine.helpers import act, make_task, replay
+from tests.fuzz_seed import fuzzed
+
+T = TypeVar("T", bound=Callable[..., object])
 
 RAN: Counter[str] = Counter()
 
 
-def _fuzz(examples: int) -> settings:
-    return settings(
+def _fuzz(examples: int) -> Callable[[T], T]:
+    """`examples` cases, drawn from the run's fuzz seed."""
+    rules = settings(
         max_examples=examples,
         deadline=None,
         database=None,
-        derandomize=not os.environ.get("FORGETUI_FUZZ_RANDOM"),
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
+    return lambda test: fuzzed(rules(test))
 
 
 @pytest.fixture(scope="module", autouse=True)

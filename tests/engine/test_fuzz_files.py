@@ -8,7 +8,8 @@ exception out of `main` fails), exit 0 or 2 (`run` may also end escalated, 3, or
 as a damaged but valid state.yaml can say so), a refusal is one `forgetui: ` line naming the
 file, the refused file keeps its bytes, and no `lock` is left.
 
-Cases are derandomized so a failure reproduces; FORGETUI_FUZZ_RANDOM=1 explores new ones.
+Each run draws new cases from a fresh seed, printed at the end of the run and with a failure;
+`FORGETUI_FUZZ_SEED=N` replays run N (tests/fuzz_seed.py).
 `pytest --hypothesis-show-statistics` (or -s, for the totals printed at the end) shows how
 many cases ran."""
 
@@ -38,6 +39,7 @@ from hypothesis import strategies as st
 from forgetui.cli import main
 from forgetui.engine.errors import EXIT_BAD_INPUT, EXIT_ESCALATED, EXIT_FAILED, EXIT_OK
 from tests.cli.conftest import one_parser, without_fsync
+from tests.fuzz_seed import fuzzed
 
 FILES = ("task.yaml", "state.yaml", "working_memory.yaml", "actions.yaml")
 COMMANDS: tuple[tuple[str, ...], ...] = (
@@ -55,7 +57,6 @@ FUZZ = settings(
     max_examples=CASES_PER_FILE,
     deadline=None,
     database=None,
-    derandomize=not os.environ.get("FORGETUI_FUZZ_RANDOM"),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 
@@ -316,6 +317,7 @@ def _check(name: str, case: Damage, workspace: Path) -> None:
 
 
 @pytest.mark.parametrize("name", FILES)
+@fuzzed
 @FUZZ
 @given(data=st.data())
 def test_a_damaged_state_file_is_read_or_refused_in_one_line(

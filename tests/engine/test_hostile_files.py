@@ -8,7 +8,6 @@ import json
 import os
 import re
 import resource
-import socket
 import subprocess
 import sys
 import textwrap
@@ -505,13 +504,16 @@ def test_unlock_removes_another_hosts_lock_but_not_a_live_local_one(tmp_path: Pa
     assert gone.removed and gone.info is not None and gone.info.host == "elsewhere.example"
     assert not (folder / "lock").exists()
 
-    data = _write_lock(folder, os.getpid(), socket.gethostname())
+    writer = TaskLock(folder)
+    writer.acquire(command="forgetui run")  # a live writer holds it (a live pid alone does not)
+    data = (folder / "lock").read_bytes()
     with pytest.raises(LockHeldError) as caught:
         lock.unlock()
     assert str(caught.value) == (
         f"task task: pid {os.getpid()} (forgetui run) is alive on this host; stop it first"
     )
     assert (folder / "lock").read_bytes() == data
+    writer.release()
 
     (folder / "lock").write_bytes(b"\x00not json")
     gone = lock.unlock()

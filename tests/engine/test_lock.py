@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -107,7 +109,8 @@ def test_a_second_process_is_refused_with_the_holders_pid(
         TaskLock(folder).acquire()
     message = str(caught.value)
     assert f"task demo-task is locked by pid {holder.pid} (forgetui run demo, since " in message
-    assert message.endswith(f"If that process is gone, run `forgetui unlock {folder}`")
+    assert message.endswith("wait for it to finish or open the task read-only")
+    assert "forgetui unlock" not in message  # its flock goes with it: nothing to unlock
 
     info = TaskLock(folder).holder()  # what a read-only TUI shows
     assert info is not None and info.pid == holder.pid and not info.is_mine
@@ -241,3 +244,132 @@ def test_a_forked_child_does_not_inherit_the_lock(folder: Path) -> None:
         assert os.waitstatus_to_exitcode(status) == 0
         assert lock.held_by_me()
         assert json.loads((folder / "lock").read_text())["pid"] == os.getpid()
+
+
+# -- the kernel, not the pid, says whether the holder lives ---------------------------------
+
+
+@pytest.fixture
+def unrelated() -> Iterator[subprocess.Popen[bytes]]:
+    """A live process that is not forgetui: what a reused pid names after a restart."""
+    proc = subprocess.Popen(["sleep", "300"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_a_lock_naming_a_live_unrelated_process_is_taken_over(
+    folder: Path, unrelated: subprocess.Popen[bytes]
+) -> None:
+    write_lock(folder, unrelated.pid)
+    lock = TaskLock(folder)
+    assert lock.holder() is None  # nobody writes the task
+    info = lock.acquire(command="forgetui run demo")
+    assert info.pid == os.getpid()
+    assert lock.taken_over is not None and lock.taken_over.pid == unrelated.pid
+    assert json.loads((folder / "lock").read_text())["pid"] == os.getpid()
+    lock.release()
+    assert unrelated.poll() is None  # left alone
+    assert sorted(p.name for p in folder.iterdir()) == []
+
+
+def test_unlock_removes_a_lock_whose_pid_names_another_program(
+    folder: Path, unrelated: subprocess.Popen[bytes]
+) -> None:
+    write_lock(folder, unrelated.pid)
+    gone = TaskLock(folder).unlock()
+    assert gone.removed and gone.info is not None and gone.info.pid == unrelated.pid
+    assert not (folder / "lock").exists()
+
+
+def test_unlock_refuses_a_live_holder(folder: Path, holder: subprocess.Popen[str]) -> None:
+    with pytest.raises(LockHeldError, match=f"pid {holder.pid} .* is alive on this host"):
+        TaskLock(folder).unlock()
+    assert json.loads((folder / "lock").read_text())["pid"] == holder.pid
+
+
+_HOLDER_WITH_CHILDREN = textwrap.dedent(
+    """
+    import os, subprocess, sys, time
+    from pathlib import Path
+    from forgetui.engine.lock import TaskLock
+    TaskLock(Path(sys.argv[1])).acquire(command="forgetui run demo")
+    command = subprocess.Popen(["sleep", "300"])  # a command the writer started
+    forked = os.fork()
+    if forked == 0:
+        time.sleep(300)
+        os._exit(0)
+    print(command.pid, forked, flush=True)
+    time.sleep(300)
+    """
+)
+
+
+def test_a_holder_killed_with_sigkill_frees_the_lock_though_its_children_live(
+    folder: Path,
+) -> None:
+    """Neither a command the writer started nor a forked copy of it keeps the lock: it goes
+    with the writer, even when the writer's pid is then reused by one of them."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER_WITH_CHILDREN, str(folder)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    children = [int(pid) for pid in proc.stdout.readline().split()]
+    try:
+        assert TaskLock(folder).holder() is not None
+        with pytest.raises(LockHeldError, match=f"locked by pid {proc.pid} "):
+            TaskLock(folder).acquire()
+        proc.kill()
+        proc.wait()
+        assert all(os.path.exists(f"/proc/{pid}") for pid in children)  # still running
+        write_lock(folder, children[0])  # the holder's pid reused by a live process
+        lock = TaskLock(folder)
+        assert lock.holder() is None
+        lock.acquire()
+        assert lock.held_by_me()
+        lock.release()
+    finally:
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)  # orphans now: init reaps them
+
+
+def test_holder_asked_by_the_holding_process_keeps_its_lock(folder: Path) -> None:
+    """A test of the lock by its own holder must not let it go (locks belong to an open file,
+    and some file systems drop them at any close)."""
+    with TaskLock(folder) as lock:
+        for _ in range(3):
+            assert lock.holder() is not None and TaskLock(folder).holder() is not None
+        proc = _start_holder(folder)
+        out, _ = proc.communicate(timeout=30)
+        assert out.startswith("held task demo-task is locked by pid " + str(os.getpid()))
+
+
+def test_readers_asking_never_refuse_a_writer(folder: Path) -> None:
+    """A reader's test takes a shared lock for an instant; a writer arriving then waits it
+    out instead of taking it for a live writer."""
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom pathlib import Path\nfrom forgetui.engine.lock import TaskLock\n"
+            "lock = TaskLock(Path(sys.argv[1]))\nprint('reading', flush=True)\n"
+            "while True:\n    lock.holder()\n",
+            str(folder),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert reader.stdout is not None and reader.stdout.readline().strip() == "reading"
+        stale = dead_pid()
+        for turn in range(200):  # each take meets the reader's test now and then
+            if turn % 2:
+                write_lock(folder, stale)  # taken over, else created
+            with TaskLock(folder) as lock:
+                assert lock.held_by_me()
+    finally:
+        reader.kill()
+        reader.wait()

@@ -4,6 +4,7 @@ branch (in place) or are left out of a new task (a fork)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from forgetui.engine import api
+from forgetui.engine import api, restore, rewind
 from forgetui.engine.checkpoints import NoCheckpoint, checkpoint_path, read_checkpoint
 from forgetui.engine.executor import Executor
 from forgetui.engine.rewind import KEPT_FIELDS, RewindConflict, fork_task, rewind_task
@@ -348,3 +349,92 @@ def test_files_a_command_changed_are_named_not_restored(tmp_path: Path) -> None:
         "step 2 ran commands: the files they changed have no snapshot and stay as they are"
     )
     assert (folder.workspace / "gen.txt").read_text() == "made by a command"
+
+
+@pytest.mark.parametrize("put_back", [True, False], ids=["put-back", "put-back-fails"])
+def test_a_write_failing_midway_is_undone_and_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, put_back: bool
+) -> None:
+    """The workspace changes between the checks and the writes: `sub` becomes a link just as
+    sub/c.txt is to be removed. The files written before it are put back (all of them, or the
+    ones that can be: here a.txt may have become a directory too), state.yaml does not move,
+    and the log says what happened."""
+    folder, seen = run_task(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "c.txt").write_text("not the workspace's\n")
+    before = folder.load_state()
+    real = restore.open_write_target
+
+    def racing(workspace: Path, rel: str, **options: Any) -> Any:
+        sub = folder.workspace / "sub"
+        if rel == "sub/c.txt" and not sub.is_symlink():
+            shutil.rmtree(sub)
+            sub.symlink_to(outside)
+            if not put_back:
+                (folder.workspace / "a.txt").unlink()
+                (folder.workspace / "a.txt").mkdir()
+        return real(workspace, rel, **options)
+
+    monkeypatch.setattr(restore, "open_write_target", racing)
+    with pytest.raises(api.ForgeError) as failed:
+        rewind_task(folder, 2)
+
+    assert (outside / "c.txt").read_text() == "not the workspace's\n"
+    assert (folder.workspace / "b.txt").read_bytes() == seen[6]["b.txt"]
+    if put_back:
+        assert (folder.workspace / "a.txt").read_bytes() == seen[6]["a.txt"]
+    assert folder.load_state() == before and not (folder.path / "lock").exists()
+    record = folder.log.record_at(-1)
+    assert record.kind == "operator" and record.op == "rewind_failed"
+    assert record.detail["failed"] == "sub/c.txt" and record.detail["to"] == 2
+    assert record.detail["written"] == ["a.txt", "b.txt"]
+    assert record.detail["not_put_back"] == ([] if put_back else ["a.txt"])
+    said = failed.value.message
+    assert said.startswith("rewind to step 2 stopped: writing sub/c.txt failed (")
+    if put_back:
+        assert said.endswith("2 files written before it put back; the workspace is as it was; "
+                             "the task stays at step 6")  # fmt: skip
+    else:
+        assert "could not put back a.txt" in said and "rewind again" in said
+    assert api.repair_task(folder.path).fixes == []
+
+
+def test_a_fork_failing_midway_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk refuses the fork's task folder once the workspace is copied: the directories
+    the fork made on its way are gone, and the error is one line naming the fork."""
+    folder, _seen = run_task(tmp_path)
+    kept = task_bytes(folder)
+
+    def full(*_args: Any) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(rewind, "_lay_out_fork", full)
+    dest = tmp_path / "new" / "deep" / "fork"
+    with pytest.raises(api.ForgeError) as failed:
+        fork_task(folder, 3, dest)
+    assert failed.value.message == (
+        f"--fork {dest}: cannot make the fork there: No space left on device"
+    )
+    assert not (tmp_path / "new").exists()
+    assert task_bytes(folder) == kept
+
+
+def test_a_fork_while_a_step_waits_for_approval_does_not_wait(tmp_path: Path) -> None:
+    """A step waiting for the operator's approval, its writer still open (as the workbench
+    keeps it): its intent has no result, but nothing is being written, so the fork goes on."""
+    folder = make_task(tmp_path, SCRIPT, approval="confirm_writes")
+    (folder.workspace / "b.txt").write_text("B0\n")
+    with Executor(folder, replay(folder)) as executor:
+        assert executor.step().result == "escalated"
+        api.answer(folder, "approve")
+        assert executor.step().result == "success"  # step 1 wrote a.txt
+        assert executor.step().result == "escalated"  # step 2 waits, the lock held
+        assert folder.lock.holder() is not None
+        report = fork_task(folder, 1, tmp_path / "fork")
+    assert report.to == 1 and workspace_files(tmp_path / "fork") == {
+        "a.txt": b"A1\n",
+        "b.txt": b"B0\n",
+    }

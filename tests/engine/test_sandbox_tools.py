@@ -26,7 +26,7 @@ from forgetui.engine.task import TaskSpec
 from tests.engine.sandbox_helpers import BWRAP, NO_BWRAP, use_mode
 
 ALLOWED = ("python", "pytest")
-needs_bwrap = pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)  # in CI BWRAP is true: they fail
+needs_bwrap = pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)  # required (.ci/run): they fail
 
 
 @pytest.fixture

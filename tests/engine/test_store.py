@@ -180,6 +180,37 @@ def test_acquire_reports_a_torn_tail(task: TaskFolder) -> None:
         task.release()
 
 
+def test_taking_the_lock_checks_the_files_before_any_repair(task: TaskFolder) -> None:
+    """Every way of becoming the writer (`acquire`, `with folder.lock:`) refuses files that
+    disagree before it moves a torn tail aside; only `repair` goes past, its work being them."""
+    with open(task.log.path, "ab") as handle:
+        handle.write(b"garbage here\n")
+        handle.write(encode_record(IntentRecord(step=1, at="t", action="x"))[:25])
+    before = snapshot_files(task.path)
+    for become_writer in (task.acquire, task.lock.acquire, task.lock.__enter__):
+        with pytest.raises(StateFileError, match=r"actions\.yaml:1: .*forgetui repair"):
+            become_writer()
+        assert not task.lock.held_by_me() and task.lock.holder() is None  # let go
+    assert snapshot_files(task.path) == before
+
+    torn = task.acquire(command="forgetui repair", check=False)
+    try:
+        assert torn is not None and torn.bytes == 25
+    finally:
+        task.release()
+
+
+def test_a_writer_already_holding_the_lock_is_not_checked_again(task: TaskFolder) -> None:
+    """Within a step the files may briefly disagree (state.yaml saved, the log not yet): a
+    nested take of the lock by the same writer must not refuse it."""
+    record = ResultRecord(step=1, at="t", action="x", result="success", summary="s")
+    with task.lock:
+        task.log.append(record)  # the log is now a step ahead of state.yaml
+        with task.lock:
+            assert task.acquire() is None
+            task.release()
+
+
 def test_a_reader_opens_while_another_process_writes(workspace: Path, task: TaskFolder) -> None:
     script = textwrap.dedent(
         f"""

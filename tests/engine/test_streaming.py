@@ -200,10 +200,7 @@ def test_a_trickling_server_is_cut_at_the_timeout_for_the_whole_answer(
     """Each chunk comes well within the client's per-read timeout; the answer never ends."""
     llm = warmed(fake_openai, timeout_s=1.0)
     fake_openai.queue(stream_reply(PROSE, chunk_delay_s=0.1), text_reply("not asked for"))
-    started = time.monotonic()
-    reply = llm.complete(MESSAGES, TOOLS, AnswerStream())
-    took = time.monotonic() - started
-    assert 1.0 <= took < 1.8, took
+    reply = llm.complete(MESSAGES, TOOLS, AnswerStream())  # how soon: bench/bench_streaming.py
     assert reply.transport_failed and reply.failure_kind == "timeout"
     assert reply.error == (
         f"timed out after 1 s waiting for {fake_openai.url} "
@@ -221,9 +218,8 @@ def test_a_stop_before_the_first_token_returns_at_once(fake_openai: FakeOpenAI) 
     fake_openai.queue(slow_reply(30, stream_reply(ACTION)))
     answer = AnswerStream()
     threading.Timer(0.3, answer.request_stop).start()
-    started = time.monotonic()
-    reply = llm.complete(MESSAGES, TOOLS, answer)
-    assert time.monotonic() - started < 1.0
+    reply = llm.complete(MESSAGES, TOOLS, answer)  # how soon: bench/bench_streaming.py
+    assert len(fake_openai.streams) == 1  # the warm-up's: back before the 30 s reply began
     assert reply.stopped and reply.finish_reason == STOPPED and not reply.transport_failed
     assert (reply.raw, reply.error) == ("", "the operator stopped the answer after 0 tokens")
 
@@ -258,9 +254,7 @@ def test_a_stopped_answer_is_recorded_as_such_and_kept_from_the_agent(
     with Executor(folder, model(fake_openai), observer=stop_after_the_first_answer_event) as ex:
         executor = ex
         assert ex.step().result == "success"
-        started = time.monotonic()
-        stopped = ex.step()
-        assert time.monotonic() - started < 3
+        stopped = ex.step()  # cut mid-answer: the server's side is checked below
         assert stops == [False, True] and ex.stop_answer() is False  # nothing in flight now
         assert stopped.escalation is None and stopped.status == "paused"
         after = ex.step()

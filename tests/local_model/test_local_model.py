@@ -1,9 +1,10 @@
 """A real model behind a real server nobody here wrote: what forgetui guarantees with it.
 
 Gemma 3 270M rarely gets anywhere with a task, so nothing here depends on what it answers:
-every step ends within its deadline, the raw answer is in the log, the system prompt reached
-the model (by the server's own count of the prompt), and the run ends in a state the CLI
-documents, never a traceback."""
+every call ends with the server's answer (no timeout, no transport failure), the raw answer is
+in the log, the system prompt reached the model (by the server's own count of the prompt), and
+the run ends in a state the CLI documents, never a traceback. How long steps take is measured
+by bench/local_model_table.py, not asserted here."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def _run_timed(command: list[str], env: dict[str, str], limit_s: float) -> tuple
     int, list[tuple[float, dict[str, Any]]], str
 ]:  # fmt: skip
     """Run `forgetui run --json`, stamping each step line with the seconds since the last one."""
-    started = last = time.monotonic()
+    last = time.monotonic()
     proc = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
     )
@@ -67,7 +68,7 @@ def _run_timed(command: list[str], env: dict[str, str], limit_s: float) -> tuple
         code = proc.wait(timeout=30)
     finally:
         watchdog.cancel()
-    assert time.monotonic() - started < limit_s, f"the run took over {limit_s} s: {lines}"
+    # a run the watchdog killed ends with -9, which the callers' exit-code checks refuse
     return code, lines, err
 
 
@@ -113,13 +114,13 @@ def test_a_real_local_model_runs_bounded_steps(llama_server: LlamaServer, tmp_pa
     records = list(TaskFolder.open(task).log.iter_records())
     intents = {r.step: r for r in records if isinstance(r, IntentRecord)}
     results = {r.step: r for r in records if isinstance(r, ResultRecord)}
-    for seconds, line in steps:
+    for _seconds, line in steps:
         step = line["step"]
         intent, result = intents[step], results[step]
         where = f"step {step}: {intent.model_dump()} {result.model_dump()}{server}"
-        # bounded: the call ended within its timeout, the whole step within its deadline
-        assert seconds < deadline_s, where
-        assert 0 < intent.model_ms < TIMEOUT_S * 1000, where
+        # bounded: the call ended by itself, not at its timeout (no transport failure); how
+        # long steps take is measured by bench/local_model_table.py, not asserted here
+        assert intent.model_ms > 0, where
         assert not result.transport, where  # the server answered: no timeout, no refusal
         # the raw answer is recorded whole, and why it ended
         assert intent.raw_response and not intent.streamed, where

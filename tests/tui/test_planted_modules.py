@@ -66,10 +66,9 @@ REPLAY = [
 
 
 def need_mode(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
-    """The sandbox mode for every process the test starts; bwrap missing skips, but fails in CI."""
+    """The sandbox mode for every process the test starts; bwrap missing skips, unless required
+    (FORGETUI_REQUIRE_BWRAP=1 makes BWRAP true: the test runs and fails)."""
     if mode == "bwrap" and not BWRAP:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"bubblewrap is needed in CI: {NO_BWRAP}")
         pytest.skip(NO_BWRAP)
     use_mode(monkeypatch, mode)
 

@@ -139,18 +139,15 @@ async def test_s_during_a_stream_stops_it_and_the_partial_answer_is_recorded(
         await wait_for(pilot, lambda: len(view.text) > before + 20)
         assert view.scroll_y == 0  # and stays there while the answer grows
 
-        started = time.monotonic()
         await pilot.press("s")
         await wait_for(pilot, lambda: app.screen.id == "stop-answer-confirm")
         seen_before_stop = answer_shown(app)[0]
         await pilot.press("y")
         await wait_for(pilot, lambda: app.workbench.step_in_flight is None)
-        stopped_in = time.monotonic() - started
         shown_last = answer_shown(app)
         await settle(pilot)
 
-        assert stopped_in < 3, stopped_in
-        [served] = fake_openai.streams
+        [served] = fake_openai.streams  # cut mid-answer (how soon: bench/bench_streaming.py)
         await wait_for(pilot, lambda: served.closed_by_client)  # the server saw it closed
         assert served.sent < served.chunks
         assert len(fake_openai.requests) == 1  # and the run did not go on

@@ -1,8 +1,9 @@
 """The file actions: read_file, list_dir, search, write_file, edit_file.
 
-Reads go through the sandbox (`resolve_path`), walks and text reads through
-`forgetui.engine.workspace`, so a search sees the files the checks and the context see. Writes
-go through `forgetui.engine.safe_write`, which never follows a link. Every write is snapshotted
+Reads are checked by the sandbox (`resolve_path`), then walked and opened through
+`forgetui.engine.workspace`, so a search sees the files the checks and the context see, and
+never through a link swapped in after the check. Writes go through `forgetui.engine.safe_write`,
+which never follows a link either. Every write is snapshotted
 before and after, which is what makes a step reviewable."""
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from forgetui.engine.workspace import (
     FileProblem,
     Skipped,
     line_count,
-    link_text,
     looks_binary,
+    open_read,
     read_text,
     scanned_text,
     skip_reason,
@@ -67,10 +68,11 @@ def read_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     rel = workspace_relative(env.workspace, path)
     part = ""
     if "max_bytes" in args:
-        text, part = _head_text(path, rel, min(args["max_bytes"], MAX_TEXT_BYTES))
+        limit = min(args["max_bytes"], MAX_TEXT_BYTES)
+        text, part = _head_text(env.workspace.resolve(), path, rel, limit)
     else:
         try:
-            text = read_text(path, rel)
+            text = read_text(env.workspace.resolve(), path, rel)
         except FileProblem as exc:
             if "too large" in str(exc):
                 raise Failed(f"{exc}; read its start with max_bytes") from None
@@ -88,18 +90,21 @@ def read_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     )
 
 
-def _head_text(path: Path, rel: str, limit: int) -> tuple[str, str]:
+def _head_text(root: Path, path: Path, rel: str, limit: int) -> tuple[str, str]:
     """The first `limit` bytes of a file as text, cut after its last whole line when the file
     is longer, and what the summary says of the part read ("" for the whole file)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO cannot block
+        fd = open_read(root, path)  # never through a swapped-in link; a FIFO cannot block
     except FileNotFoundError as exc:
         raise FileProblem(f"no such file: {rel}") from exc
+    except IsADirectoryError as exc:
+        raise FileProblem(f"{rel} is a directory (use list_dir)") from exc
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):  # before fdopen, which refuses a directory itself
+        os.close(fd)
+        kind = "a directory (use list_dir)" if stat.S_ISDIR(info.st_mode) else "not a file"
+        raise FileProblem(f"{rel} is {kind}")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a directory (use list_dir)" if stat.S_ISDIR(info.st_mode) else "not a file"
-            raise FileProblem(f"{rel} is {kind}")
         data = handle.read(limit + 1)
     if looks_binary(data):
         raise FileProblem(f"{rel} is a binary file")
@@ -114,31 +119,44 @@ def _head_text(path: Path, rel: str, limit: int) -> tuple[str, str]:
     )
 
 
-def _listed_name(entry: os.DirEntry[str], rel: str, skipped: list[Skipped]) -> str | None:
+def _listed_name(
+    entry: os.DirEntry[str], dir_fd: int, rel: str, skipped: list[Skipped]
+) -> str | None:
     """How list_dir shows an entry ("name/" for a directory), or None for a symlink loop, a
     broken link or an unreadable entry (named in `skipped`)."""
     try:
         if entry.is_symlink():
-            os.stat(entry.path)
+            os.stat(entry.name, dir_fd=dir_fd)
         return entry.name + ("/" if entry.is_dir() else "")
     except OSError as exc:
         where = f"{rel}/{entry.name}".removeprefix("./")
-        skipped.append(Skipped(where, skip_reason(exc), link_text(entry.path)))
+        try:
+            link: str | None = os.readlink(entry.name, dir_fd=dir_fd)
+        except OSError:
+            link = None
+        skipped.append(Skipped(where, skip_reason(exc), link))
         return None
 
 
 def list_dir(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     path = resolve_path(env.workspace, args.get("path") or ".")
     rel = workspace_relative(env.workspace, path)
-    if not path.exists():
-        raise Failed(f"no such directory: {rel}")
-    if not path.is_dir():
-        raise Failed(f"{rel} is a file (use read_file)")
+    try:
+        fd = open_read(env.workspace.resolve(), path, directory=True)
+    except FileNotFoundError:
+        raise Failed(f"no such directory: {rel}") from None
+    except NotADirectoryError:
+        raise Failed(f"{rel} is a file (use read_file)") from None
     skipped: list[Skipped] = []
-    with os.scandir(path) as entries:
-        listed = [
-            _listed_name(entry, rel, skipped) for entry in entries if entry.name != TASK_DIR_NAME
-        ]
+    try:
+        with os.scandir(fd) as entries:  # looked at through `fd`, never by name again
+            listed = [
+                _listed_name(entry, fd, rel, skipped)
+                for entry in entries
+                if entry.name != TASK_DIR_NAME
+            ]
+    finally:
+        os.close(fd)
     names = sorted(name for name in listed if name is not None)
     dirs = sum(name.endswith("/") for name in names)
     shown = names[:MAX_LIST_ENTRIES]
@@ -170,7 +188,7 @@ def search(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
         if scanned >= MAX_SCANNED_FILES:
             break
         rel = workspace_relative(env.workspace, path)
-        text = scanned_text(path, rel, MAX_SEARCH_FILE_BYTES, skipped)
+        text = scanned_text(root, path, rel, MAX_SEARCH_FILE_BYTES, skipped)
         if text is None:
             continue
         try:

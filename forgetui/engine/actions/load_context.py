@@ -81,7 +81,7 @@ def _loaded(env: ActionEnv, key: str, content: str, detail: str) -> ActionOutcom
 def _full_file(arg: str, env: ActionEnv) -> ActionOutcome:
     path = resolve_path(env.workspace, arg)
     rel = workspace_relative(env.workspace, path)
-    text = read_text(path, rel)
+    text = read_text(env.workspace.resolve(), path, rel)
     return _loaded(env, f"full_file:{rel}", text, f"{line_count(text)} lines")
 
 
@@ -155,10 +155,10 @@ def _related_files(env: ActionEnv) -> ActionOutcome:
             break
         if path.suffix == ".py":
             rel = workspace_relative(env.workspace, path)
-            text = scanned_text(path, rel, MAX_SEARCH_FILE_BYTES, skipped)
+            text = scanned_text(root, path, rel, MAX_SEARCH_FILE_BYTES, skipped)
             texts[rel] = text if text is not None else ""
     if target not in texts:
-        text = scanned_text(target_path, target, MAX_SEARCH_FILE_BYTES, skipped)
+        text = scanned_text(root, target_path, target, MAX_SEARCH_FILE_BYTES, skipped)
         texts[target] = text if text is not None else ""
     by_name: dict[str, list[str]] = {}
     for rel in texts:
@@ -241,7 +241,10 @@ def _spec_documents(env: ActionEnv) -> Iterator[tuple[str, str | dict[str, Any]]
                 named = candidate if candidate.is_file() else None
             except SandboxError:
                 named = None
-        yield ("spec", read_text(named, spec.strip())) if named else ("spec", spec)
+        if named:
+            yield "spec", read_text(env.workspace.resolve(), named, spec.strip())
+        else:
+            yield "spec", spec
     inputs = env.workspace / TASK_DIR_NAME / "tasks" / env.spec.id / "artifacts" / "inputs"
     if inputs.is_dir():
         for path in sorted(inputs.rglob("*")):

@@ -14,7 +14,13 @@ from forgetui.engine import compress as cz
 from forgetui.engine.context.render import clean
 from forgetui.engine.context.tree import El, Elastic
 from forgetui.engine.tokens import counter_for_encoding
-from forgetui.engine.workspace import Skipped, looks_binary, skipped_note, workspace_glob
+from forgetui.engine.workspace import (
+    Skipped,
+    looks_binary,
+    read_bytes,
+    skipped_note,
+    workspace_glob,
+)
 
 MAX_TARGET_FILES = 8
 MAX_FILE_BYTES = 4_000_000
@@ -33,10 +39,10 @@ def numbered_text(text: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def _read_text(path: str, mtime_ns: int, size: int) -> tuple[str, int] | None:
+def _read_text(root: Path, path: Path, mtime_ns: int, size: int) -> tuple[str, int] | None:
     """A target file's text and line count (None: binary), cached until its mtime or size
-    changes."""
-    data = Path(path).read_bytes()
+    changes; read as every workspace read is, never through a link swapped in."""
+    data = read_bytes(root, path)
     if looks_binary(data):
         return None
     text = data.decode("utf-8", errors="replace")
@@ -107,7 +113,7 @@ def _target_file(root: Path, rel: str, add_elastic: Callable[[Elastic], int], fo
     if info.st_size > MAX_FILE_BYTES:
         return status(f"too large to excerpt ({info.st_size} bytes)")
     try:
-        read = _read_text(str(path), info.st_mtime_ns, info.st_size)
+        read = _read_text(root, path, info.st_mtime_ns, info.st_size)
     except OSError as exc:
         return status(f"unreadable ({exc.strerror or exc})")
     if read is None:

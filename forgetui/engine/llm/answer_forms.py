@@ -67,12 +67,14 @@ class Call:
 
 @dataclass(frozen=True)
 class Block:
-    """A fenced block: its language, its body (dedented) and the lines it spans."""
+    """A fenced block: its language, its body (dedented) and the lines it spans; `closed`:
+    a closing fence ends it (on a line of its own or after its last line's text)."""
 
     lang: str
     body: str
     first: int
     last: int
+    closed: bool = True
 
 
 def action_name(name: Any) -> Any:
@@ -108,9 +110,8 @@ def fenced_blocks(lines: Sequence[str]) -> list[Block]:
         while end < len(lines) and not _closes(lines[end], char, count, width):
             end += 1
         body = [_dedent(line, width) for line in lines[index + 1 : end]]
-        if end == len(lines):
-            _drop_trailing_fence(body, char * count)
-        blocks.append(Block(opening["lang"], "\n".join(body) + "\n", index, end))
+        closed = end < len(lines) or _drop_trailing_fence(body, char * count)
+        blocks.append(Block(opening["lang"], "\n".join(body) + "\n", index, end, closed))
         index = end + 1
     return blocks
 
@@ -127,13 +128,16 @@ def _dedent(line: str, width: int) -> str:
     return line[min(width, len(line) - len(line.lstrip(" \t"))) :]
 
 
-def _drop_trailing_fence(body: list[str], fence: str) -> None:
-    """`args: {path: a}```` ends the block; a fence alone on a deeper line is content."""
+def _drop_trailing_fence(body: list[str], fence: str) -> bool:
+    """`args: {path: a}```` ends the block (True: it was closed that way); a fence alone on a
+    deeper line is content."""
     while body and not body[-1].strip():
         body.pop()
     last = body[-1].rstrip() if body else ""
     if last.endswith(fence) and last.strip().strip(fence[0]):
         body[-1] = last[: -len(fence)].rstrip()
+        return True
+    return False
 
 
 def lines_outside(lines: Sequence[str], blocks: Sequence[Block]) -> str:
@@ -144,7 +148,7 @@ def lines_outside(lines: Sequence[str], blocks: Sequence[Block]) -> str:
 def tagged_calls(text: str) -> tuple[list[Call], str | None]:
     """Calls in chat-template tags, `<tool_call>{...}</tool_call>` (Hermes, Qwen) and
     `<function=NAME>{...}</function>` (Llama 3.1), and why the first tag that held none did
-    not load. An unclosed tag runs to the end."""
+    not load. An unclosed tag runs to the end (`unclosed_tag` tells)."""
     calls: list[Call] = []
     malformed: str | None = None
     position = 0
@@ -163,6 +167,18 @@ def tagged_calls(text: str) -> tuple[list[Call], str | None]:
             calls += found
             malformed = malformed or problem
     return calls, malformed
+
+
+def unclosed_tag(text: str) -> bool:
+    """Whether the last call tag in `text` is never closed: the answer ended inside it."""
+    position = 0
+    while (found := _TAG.search(text, position)) is not None:
+        closing = f"</{found['tag'] or 'function'}>"
+        end = text.find(closing, found.end())
+        if end < 0:
+            return True
+        position = end + len(closing)
+    return False
 
 
 # ----------------------------------------------------------------------------- values

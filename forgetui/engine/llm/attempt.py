@@ -1,4 +1,4 @@
-"""One attempt at a model call, on a worker thread, streamed or not (issue 11, "Streaming").
+"""One attempt at a model call, on a worker thread, streamed or not.
 
 The thread owns the HTTP response; the caller reads what it hands over and may walk away at
 any moment: when the operator stops the answer (`AnswerStream.stopped`), or when the answer

@@ -1,4 +1,4 @@
-"""What every model adapter returns, and the one method the executor calls (DESIGN.md 6, 10)."""
+"""What every model adapter returns, and the one method the executor calls."""
 
 from __future__ import annotations
 

@@ -298,7 +298,8 @@ class LiteLLMModel:
         if not calls:
             if not content.strip():
                 return ModelReply(None, {}, "", "the response is empty", **meta)
-            return ModelReply.from_parsed(parse_text(content, tools), content, **meta)
+            parsed = parse_text(content, tools, meta["finish_reason"])
+            return ModelReply.from_parsed(parsed, content, **meta)
         dumped = [
             {"name": call.function.name, "arguments": call.function.arguments} for call in calls
         ]

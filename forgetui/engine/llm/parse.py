@@ -1,8 +1,8 @@
 """Turn a model's answer into one validated action.
 
 Models without tool calling answer with one fenced YAML or JSON block `{action: NAME, args:
-{...}}`; a tool call arrives as a name and a JSON string. Real models stray from both (issue
-11): `answer_forms` reads each unambiguous variant, and here the readings are weighed. The
+{...}}`; a tool call arrives as a name and a JSON string. Real models stray from both:
+`answer_forms` reads each unambiguous variant, and here the readings are weighed. The
 first tier that finds anything decides: fenced blocks and tool-call tags, then the prose
 outside them. The same action written twice is one; two different ones are an error, never a
 pick. Everything ends in `validate_action`, so a replay script, a human and a real model are
@@ -25,6 +25,7 @@ from forgetui.engine.llm.answer_forms import Call
 
 EXPECTED_BLOCK = "expected: one ```yaml block: action: NAME / args: {ARG: VALUE}"
 EXPECTED_TOOL_CALL = "expected: one tool call with its arguments as one JSON object"
+CUT = "length"  # the finish reason of an answer the server cut off at the output cap
 _NAME_LIMIT = 80
 _REASON_LIMIT = 240  # the sentence before the expected form: it goes into every next context
 # A JSON answer can spell a lone surrogate ("\ud800"): no file, log or YAML can hold it.
@@ -55,22 +56,46 @@ class ParsedAction:
         return cls(None, {}, _writable(f"{reason}\n{expected}"))
 
 
-def parse_text(text: str, offered: Sequence[ActionSpec] = ()) -> ParsedAction:
-    """A plain-text answer: exactly one action, in whichever unambiguous form it came."""
+def parse_text(
+    text: str, offered: Sequence[ActionSpec] = (), finish_reason: str | None = None
+) -> ParsedAction:
+    """A plain-text answer: exactly one action, in whichever unambiguous form it came. With
+    `finish_reason` "length" (the server cut the answer at the output cap), an action read
+    from where the answer ended, inside a block or tag never closed or in prose with no end
+    marker, is refused: it may be half of a file or of a command."""
     lines = text.splitlines()
     blocks = forms.fenced_blocks(lines)
     calls, malformed, idle = _block_calls(blocks)
     idle_lines = {block.first for block in idle}
     used = [block for block in blocks if block.first not in idle_lines]
-    tagged, tag_problem = forms.tagged_calls(forms.lines_outside(lines, used))
+    outside = forms.lines_outside(lines, used)
+    tagged, tag_problem = forms.tagged_calls(outside)
+    unended = next((_fence_name(block) for block in used if not block.closed), None)
+    if unended is None and tagged and forms.unclosed_tag(outside):
+        unended = "its call tag never closed"
     calls, malformed = calls + tagged, malformed or tag_problem
     if not calls and malformed is None:
         calls, malformed = _prose_calls(forms.lines_outside(lines, blocks))
+        unended = "it is not in a closed fenced block"
     if not calls:
         if malformed is not None:
             return ParsedAction.unusable(f"the action block does not parse: {malformed}")
         return ParsedAction.unusable(_nothing_found(text, idle))
-    return _one_of([_validated(call, offered) for call in calls])
+    parsed = _one_of([_validated(call, offered) for call in calls])
+    if finish_reason == CUT and unended is not None and parsed.action is not None:
+        return ParsedAction(
+            None,
+            {},
+            f"{unended}, so this {parsed.action} may be incomplete: nothing was run or "
+            "written; answer again with a shorter action (a long file in parts)",
+            attempted=parsed.action,
+        )
+    return parsed
+
+
+def _fence_name(block: forms.Block) -> str:
+    fence = f"```{block.lang} block" if block.lang else "fenced block"
+    return f"its {fence} never closed"
 
 
 def _block_calls(blocks: Sequence[forms.Block]) -> tuple[list[Call], str | None, list[forms.Block]]:

@@ -13,6 +13,7 @@ to the number of replay replies the log holds (`set_position` does the same by h
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -59,6 +60,9 @@ class ReplayResponse(BaseModel):
     text: str | None = None
     action: str | None = None
     args: dict[str, Any] = Field(default_factory=dict, validate_default=True)
+    # "length": the recorded answer was cut at the output cap, so it parses as the cut answer
+    # did (an unended block is refused, not run half)
+    finish_reason: str | None = None
 
     @field_validator("action")
     @classmethod
@@ -96,7 +100,7 @@ class ReplayResponse(BaseModel):
     def answer(self, offered: Sequence[ActionSpec]) -> tuple[ParsedAction, str]:
         """The parsed action and the raw text the log keeps."""
         if self.text is not None:
-            return parse_text(self.text, offered), self.text
+            return parse_text(self.text, offered, self.finish_reason), self.text
         raw = dump_yaml({"action": self.action, "args": self.args})
         return validate_action(self.action, self.args, offered), raw
 
@@ -132,6 +136,12 @@ def load_script(path: Path) -> list[ReplayEntry]:
         text = read_text(path)
     except FileNotFoundError:
         raise StateFileError(path, "replay script is missing") from None
+    return parse_script(text, path)
+
+
+def parse_script(text: str, path: Path) -> list[ReplayEntry]:
+    """A script's text as the replay model reads it (`path` names it in errors): an export
+    checks its script with this same reader."""
     data = parse_yaml(text, path, aliases=True)  # PyYAML writes &id001 for repeats
     if data is None:
         data = []
@@ -143,8 +153,13 @@ def load_script(path: Path) -> list[ReplayEntry]:
 class ReplayModel:
     name = "replay"
 
-    def __init__(self, script: Path, task_dir: Path | None = None) -> None:
+    def __init__(
+        self, script: Path, task_dir: Path | None = None, *, decision: str | None = None
+    ) -> None:
+        """`decision`, without a task_dir: the latest decision `match:` keys on (a re-run
+        gives the one its step was asked under)."""
         self.script_path = script
+        self._decision = decision
         self.entries = load_script(script)
         self.task_dir = task_dir
         self._position_file = task_dir / POSITION_FILE if task_dir is not None else None
@@ -210,7 +225,10 @@ class ReplayModel:
             parsed, raw = response.answer(tools)
         self.set_position(self._position + 1)
         latency_ms = (time.monotonic() - started) * 1000
-        return ModelReply.from_parsed(parsed, raw, latency_ms=latency_ms, model=self.name)
+        reply = ModelReply.from_parsed(parsed, raw, latency_ms=latency_ms, model=self.name)
+        if response is not None and response.finish_reason is not None:
+            reply = dataclasses.replace(reply, finish_reason=response.finish_reason)
+        return reply
 
     def _read_position(self) -> int:
         if self._position_file is None or not self._position_file.is_file():
@@ -221,7 +239,9 @@ class ReplayModel:
         return min(int(text), len(self.entries))
 
     def _latest_decision(self) -> str | None:
-        if self.task_dir is None or not (self.task_dir / "state.yaml").is_file():
+        if self.task_dir is None:
+            return self._decision
+        if not (self.task_dir / "state.yaml").is_file():
             return None
         decisions = load_model(self.task_dir / "state.yaml", TaskState).decisions
         return decisions[-1].answer if decisions else None
