@@ -37,6 +37,14 @@ def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
     return parse
 
 
+def _named_dir(text: str) -> str:
+    """An argparse type: a directory named, never a blank (a script's unset "$DIR" would
+    otherwise mean the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; name the directory")
+    return text
+
+
 def _temperature(text: str) -> float:
     try:
         value = float(text)
@@ -216,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, help="a litellm model string, replay:PATH or human")
     p.add_argument("--api-base")
     _add_model_bounds(p)
-    p.add_argument("--adopt", metavar="DIR", help="fork at N into DIR and run the new action")
+    p.add_argument("--adopt", metavar="DIR", type=_named_dir, help="fork at N into DIR and run the new action")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("export-replay", help="the run as a replay script (a regression test)")
@@ -604,7 +612,7 @@ def _cmd_rerun(args: argparse.Namespace) -> int:
     why_not = rerun.not_adoptable if args.adopt is not None else None
     adopted = None
     if args.adopt is not None and why_not is None:
-        adopted = api.adopt_rerun(folder, rerun, Path(args.adopt))
+        adopted = api.adopt_rerun(folder, rerun, args.adopt)
     if args.json:
         print_json({**rerun.to_json(), "adopted": adopted.to_json() if adopted else None})
     else:

@@ -265,25 +265,26 @@ class _AdoptedAnswer:
         return self.reply
 
 
-def adopt_rerun(folder: TaskFolder, rerun: Rerun, dest: Path) -> Adoption:
+def adopt_rerun(folder: TaskFolder, rerun: Rerun, dest: Path | str) -> Adoption:
     """Fork the task at the end of step N-1 into the new workspace `dest` and run the re-run's
     answer there as step N (executed, verified and recorded as any step). The task itself is
     not changed, and a failure leaves no fork behind."""
     from forgetui.engine.executor import Executor
-    from forgetui.engine.rewind import _outermost_missing, _undo, fork_task
+    from forgetui.engine.rewind import fork_path, fork_task, outermost_missing, undo_fork
 
     why_not = rerun.not_adoptable
     if why_not is not None:
         raise ForgeError(f"nothing to adopt from the re-run of step {rerun.step}: {why_not}")
+    dest = fork_path(dest, "--adopt")
     _refuse_stopped_fork(folder, rerun.step)
-    made = _outermost_missing(Path(dest).expanduser().absolute())
+    made = outermost_missing(dest.expanduser().absolute())
     forked = fork_task(folder, rerun.step - 1, dest)
     try:
         fork = TaskFolder.open(forked.folder)
         with Executor(fork, _AdoptedAnswer(rerun.reply)) as executor:
             report = executor.step()
     except BaseException:
-        _undo(forked.workspace, made)  # what fork_task made, as its own failures undo
+        undo_fork(forked.workspace, made)  # what fork_task made, as its own failures undo
         raise
     return Adoption(fork.path, report.step, report.action, report.result, report.summary,
                     report.status)  # fmt: skip

@@ -325,8 +325,8 @@ def fork_task(folder: TaskFolder, to: int, dest: Path | str) -> RewindReport:
     No lock is taken: a run may step meanwhile. The workspace is copied between two steps,
     and the copy kept only if the task did not move while it was made; else it is undone and
     made again, at most FORK_ATTEMPTS times. A failure leaves nothing behind."""
-    dest = _free_destination(_fork_path(dest), folder.workspace)
-    made = _outermost_missing(dest)
+    dest = _free_destination(fork_path(dest), folder.workspace)
+    made = outermost_missing(dest)
     try:
         plan = _copy_between_steps(folder, to, dest, made)
         files = plan_files(folder, dest, plan.live)  # the copy: the original's hand edits too
@@ -334,7 +334,7 @@ def fork_task(folder: TaskFolder, to: int, dest: Path | str) -> RewindReport:
         write_back(dest, files.targets)
         task = _lay_out_fork(folder, plan, to, dest)  # what it reads, later steps never change
     except BaseException as exc:
-        _undo(dest, made)
+        undo_fork(dest, made)
         if isinstance(exc, OSError):
             reason = _os_reason(exc, dest)
             raise ForgeError(f"--fork {dest}: cannot make the fork there: {reason}") from None
@@ -361,7 +361,7 @@ def _copy_between_steps(folder: TaskFolder, to: int, dest: Path, made: Path | No
         _copy_workspace(folder.workspace, dest)
         if _settled(folder) == before:
             return plan
-        _undo(dest, made)
+        undo_fork(dest, made)
         tried = before
     raise ForgeError(
         f"task {folder.task_id} kept changing while it was forked ({FORK_ATTEMPTS} tries; a run "
@@ -407,14 +407,14 @@ def _identity(path: Path) -> tuple[int, int, int] | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-def _fork_path(dest: Path | str) -> Path:
+def fork_path(dest: Path | str, flag: str = "--fork") -> Path:
     """A blank name is a mistake (a script's unset "$DIR"), never the current directory."""
     if not str(dest).strip():
-        raise ForgeError("--fork: an empty path; name the directory for the fork")
+        raise ForgeError(f"{flag}: an empty path; name the directory for the fork")
     return Path(dest)
 
 
-def _outermost_missing(dest: Path) -> Path | None:
+def outermost_missing(dest: Path) -> Path | None:
     """The first directory on the way to `dest` a fork would make (None: `dest` exists):
     what undoing a fork removes."""
     missing = None
@@ -472,7 +472,7 @@ def _copy_workspace(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, symlinks=True, ignore=ignored, dirs_exist_ok=True)
 
 
-def _undo(dest: Path, made: Path | None) -> None:
+def undo_fork(dest: Path, made: Path | None) -> None:
     """A failed fork leaves nothing: the directories it made, or what it put in an empty one."""
     if made is not None:
         shutil.rmtree(made, ignore_errors=True)

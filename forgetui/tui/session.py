@@ -182,7 +182,7 @@ class StepSession:
 
     def adopt_rerun(self, rerun: Rerun, dest: str) -> Adoption:
         """The re-run's answer as step N of a fork in the new workspace `dest`."""
-        return api.adopt_rerun(api.open_task(self.folder.path), rerun, Path(dest))
+        return api.adopt_rerun(api.open_task(self.folder.path), rerun, dest)
 
     def plan_rewind(self, to: int) -> RewindReport:
         """What rewinding to the end of step `to` would do. Reads only, through a folder of
@@ -201,7 +201,7 @@ class StepSession:
 
     def fork(self, to: int, dest: str) -> str:
         """A fork at step `to` into the new workspace `dest`; this task is not changed."""
-        report = api.fork_task(api.open_task(self.folder.path), to, Path(dest))
+        report = api.fork_task(api.open_task(self.folder.path), to, dest)
         return f"{report.describe()}; open it with: forgetui open {dest}"
 
     def set_model(self, spec: str) -> str:

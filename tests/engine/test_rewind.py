@@ -1,4 +1,4 @@
-"""Rewind and fork (issue 12): back to the end of step N, files byte for byte from the
+"""Rewind and fork: back to the end of step N, files byte for byte from the
 snapshots, state and memory from N's checkpoint; the later steps stay in the log as a superseded
 branch (in place) or are left out of a new task (a fork)."""
 
