@@ -224,7 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, help="a litellm model string, replay:PATH or human")
     p.add_argument("--api-base")
     _add_model_bounds(p)
-    p.add_argument("--adopt", metavar="DIR", type=_named_dir, help="fork at N into DIR and run the new action")
+    p.add_argument(
+        "--adopt", metavar="DIR", type=_named_dir, help="fork at N into DIR and run the new action"
+    )
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("export-replay", help="the run as a replay script (a regression test)")
