@@ -114,7 +114,7 @@ class Executor:
         """Take the lock, check the files agree and repair what a crash left; returns notices
         for the operator. Whatever raises on the way releases the lock (`with Executor(...)`
         never reaches __exit__ when __enter__ raises)."""
-        self.folder.lock.acquire("forgetui executor")
+        self.folder.lock.acquire()  # names the command: `forgetui run ...`, `forgetui open ...`
         try:
             notices: list[str] = []
             # checked first: a log refused for another bad line keeps its torn tail in place,

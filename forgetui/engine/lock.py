@@ -13,6 +13,7 @@ it with `forgetui unlock` (`TaskLock.unlock`)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shlex
@@ -38,6 +39,8 @@ except ImportError:  # no flock on this platform: the lock's pid is all there is
 _ATTEMPTS = 20
 _READERS_WAITED_S = 2.0  # a reader's test holds its shared flock for microseconds, unless
 # its process is descheduled in between: a loaded machine must not make a writer give up
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)  # a command the writer starts must not keep its lock
 _HELD_GUARD = threading.Lock()
 
@@ -225,6 +228,8 @@ class TaskLock:
             held = _HELD.get(self._key)
         if held is not None and held.info.pid == os.getpid():
             raise LockHeldError(self._live_message(held.info))
+        if self._drop_link():
+            return Unlocked(True)
         for _ in range(_ATTEMPTS):
             fd = self._open()
             if fd is None:
@@ -261,7 +266,8 @@ class TaskLock:
                     keep = True
                     return fd, None
                 except FileExistsError:
-                    pass
+                    if self._drop_link():
+                        continue
                 except OSError:  # no hard links on this file system
                     os.close(fd)
                     fd = -1
@@ -297,6 +303,25 @@ class TaskLock:
             "(other processes keep taking it); try again"
         )
 
+    def _drop_link(self) -> bool:
+        """Remove a symlink where the lock file goes (True), dangling or not: a writer's lock
+        is never one, and followed it would trap every writer or lock someone else's file.
+        Under an flock of the task folder, so two takers cannot both judge it and one remove
+        the other's fresh lock."""
+        if not self.path.is_symlink():
+            return False
+        if fcntl is None:
+            self.path.unlink(missing_ok=True)
+            return True
+        fd = os.open(self.folder, os.O_RDONLY | _CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if self.path.is_symlink():
+                self.path.unlink(missing_ok=True)
+            return True
+        finally:
+            os.close(fd)  # releases the folder's flock
+
     def _create_exclusive(self, data: bytes) -> int | None:
         """Where links are refused: create the lock file in place, flock it, check it is still
         the one under the name (a taker may have judged it, empty, unheld), then fill it."""
@@ -320,9 +345,13 @@ class TaskLock:
         lock this process holds: where flock is emulated with POSIX locks (NFS), closing any
         descriptor of the file would let go of the process's lock."""
         try:  # non-blocking: a FIFO in its place reads as empty, an unreadable lock
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
+            fd = os.open(self.path, os.O_RDONLY | _NONBLOCK | _NOFOLLOW | _CLOEXEC)
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a symlink: no writer's (see _drop_link)
+                return None
+            raise
         except IsADirectoryError:
             raise ForgeError(f"{self.path}: a directory where the lock file should be") from None
         if stat.S_ISDIR(os.fstat(fd).st_mode):

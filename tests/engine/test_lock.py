@@ -296,9 +296,12 @@ _HOLDER_WITH_CHILDREN = textwrap.dedent(
     TaskLock(Path(sys.argv[1])).acquire(command="forgetui run demo")
     command = subprocess.Popen(["sleep", "300"])  # a command the writer started
     forked = os.fork()
-    if forked == 0:
+    if forked == 0:  # the fork hook has run once fork() returns here: say so
+        Path(sys.argv[1], "forked").touch()
         time.sleep(300)
         os._exit(0)
+    while not Path(sys.argv[1], "forked").exists():
+        time.sleep(0.01)
     print(command.pid, forked, flush=True)
     time.sleep(300)
     """
@@ -373,3 +376,28 @@ def test_readers_asking_never_refuse_a_writer(folder: Path) -> None:
     finally:
         reader.kill()
         reader.wait()
+
+
+@pytest.mark.parametrize("target", ["/nonexistent/x", "outside-file", "outside-dir"])
+def test_a_symlink_where_the_lock_goes_never_traps_the_task(
+    folder: Path, tmp_path: Path, target: str
+) -> None:
+    """A writer's lock is never a symlink: one there (dangling, to a file, to a directory) is
+    taken over by a writer and removed by unlock, and what it points at is left alone."""
+    outside_file = tmp_path / "outside-file"
+    outside_file.write_text("victim\n")
+    (tmp_path / "outside-dir").mkdir()
+    link = target if target.startswith("/") else str(tmp_path / target)
+    (folder / "lock").symlink_to(link)
+    lock = TaskLock(folder)
+    assert lock.holder() is None
+    lock.acquire()
+    assert not (folder / "lock").is_symlink()
+    assert json.loads((folder / "lock").read_text())["pid"] == os.getpid()
+    lock.release()
+    assert outside_file.read_text() == "victim\n"
+    (folder / "lock").symlink_to(link)
+    gone = TaskLock(folder).unlock()
+    assert gone.removed and not (folder / "lock").is_symlink()
+    assert not (folder / "lock").exists() and outside_file.read_text() == "victim\n"
+    assert (tmp_path / "outside-dir").is_dir()
