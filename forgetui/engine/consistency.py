@@ -16,7 +16,8 @@ Checked, and why this much (a 10,000-step log of 25 MB, measured):
 - the step: state.yaml's `step` is the step of the log's last result, or one more when
   state.yaml holds that step's result (a crash between saving state.yaml and appending to the
   log, which recovery completes). A log with no result and a state.yaml without `last_result`
-  is a hand-written start (one may begin at step 8) and passes."""
+  is a hand-written start (one may begin at step 8) and passes;
+- no symlink on the way to the task folder, in it or among its artifacts folders."""
 
 from __future__ import annotations
 
@@ -112,6 +113,7 @@ def step_mismatch(state: TaskState, last_result: ResultRecord | None) -> str | N
 def check(folder: TaskFolder) -> None:
     """Raise the first problem a writer must not go past: a state file that does not load, a
     line of the log that is not a record, state.yaml's step against the log's."""
+    _refuse_links(folder)
     found = survey(folder)
     for name in (STATE_FILE, MEMORY_FILE, LOG_FILE):
         if name in found.errors:
@@ -130,6 +132,36 @@ def check(folder: TaskFolder) -> None:
         raise TaskFilesDisagree(
             f"{folder.path}: {found.mismatch}; run `forgetui repair {task}` to see the fix"
         )
+
+
+def _refuse_links(folder: TaskFolder) -> None:
+    """No symlink on the way from the workspace to the task folder, in it, or among its
+    artifacts folders: a writer appends and writes there by name, so a link (a cloned repository
+    shipping `.agentforge/`, a command that made one) would carry its writes outside."""
+    chain: list[Path] = []
+    if folder.path.is_relative_to(folder.workspace):
+        here = folder.workspace
+        for part in folder.path.relative_to(folder.workspace).parts:
+            here = here / part
+            chain.append(here)
+    else:
+        chain.append(folder.path)
+    entries = [*chain, *_children(folder.path), *_children(folder.path / "artifacts")]
+    for path in entries:
+        if path.is_symlink():
+            raise ForgeError(
+                f"{path}: a symlink in the task's folder; forgetui writes only its own files"
+                " there: replace it with the file or folder it should be"
+            )
+
+
+def _children(path: Path) -> list[Path]:
+    if path.is_symlink() or not path.is_dir():
+        return []
+    try:
+        return list(path.iterdir())
+    except OSError:
+        return []
 
 
 def _holds_nothing(path: Path) -> bool:

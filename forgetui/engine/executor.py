@@ -41,6 +41,7 @@ from forgetui.engine.errors import ForgeError
 from forgetui.engine.interrupts import interrupts_deferred
 from forgetui.engine.llm import Model
 from forgetui.engine.llm.stream import AnswerStream, StreamProgress
+from forgetui.engine.one_line import shown
 from forgetui.engine.progress import (
     KEEP_COMMANDS,
     KEEP_SCRATCHPAD,
@@ -322,7 +323,7 @@ class Executor:
         if reply.action is None:
             draft.result, draft.error = "failure", reply.error or "no action in the response"
             draft.summary = (
-                f"invalid {reply.attempted}: {draft.error}"
+                f"invalid {shown(reply.attempted)}: {draft.error}"
                 if reply.attempted
                 else f"unparsed response: {draft.error}"
             )

@@ -25,6 +25,7 @@ from forgetui.engine.clock import now_iso
 from forgetui.engine.errors import ForgeError
 from forgetui.engine.llm.parse import CUT, parse_text, validate_action
 from forgetui.engine.llm.replay import ReplayEntry, parse_script
+from forgetui.engine.one_line import printable, shown
 from forgetui.engine.records import UNPARSED, IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.state import superseded_steps
 from forgetui.engine.store import TaskFolder
@@ -89,34 +90,10 @@ def _one_line(text: str, limit: int = 120) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _printable(text: str) -> str:
-    """Every character a comment can hold as it is; any other one (a line break, a control or
-    format character) as its escape, so a value from the run cannot end the comment and go on
-    as YAML the replay would read."""
-    return "".join(char if char.isprintable() else _escape(char) for char in text)
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    if char in _SHORT_ESCAPES:
-        return _SHORT_ESCAPES[char]
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def _shown(text: str, limit: int = 80) -> str:
-    """A name from the run, cut to `limit` characters and escaped as `_comment` shows it."""
-    return _printable(text if len(text) <= limit else text[: limit - 3] + "...")
-
-
 def _comment(text: str) -> str:
     """One comment line of the script, whatever the values (a model's answer, a name, a path)
     interpolated into `text` hold."""
-    return f"# {_printable(text)}\n"
+    return f"# {printable(text)}\n"
 
 
 def _is_structured(raw: str, intent: IntentRecord) -> bool:
@@ -208,12 +185,12 @@ def export_replay(folder: TaskFolder) -> ReplayExport:
         if why is not None:
             left_out.setdefault(why, []).append(step)
             continue
-        model = _shown(intent.model or "model")
+        model = shown(intent.model or "model")
         models[model] = None
-        action = _shown(intent.action)
-        shown = action if _valid(intent) else f"{action}, did not run"
+        action = shown(intent.action)
+        said = action if _valid(intent) else f"{action}, did not run"
         response = response_of(_as_answered(intent, folder))
-        blocks.append(_comment(f"step {step} ({model}): {shown}") + _dump_response(response, step))
+        blocks.append(_comment(f"step {step} ({model}): {said}") + _dump_response(response, step))
         responses.append(response)
         steps.append(step)
     if not steps:
@@ -253,7 +230,7 @@ def _check_reads_back(
     try:
         entries = parse_script(text, folder.path / "export-replay")
     except ForgeError as exc:
-        problem = _shown(str(exc), 200)
+        problem = shown(str(exc), 200)
         raise ForgeError(f"{where}: the script does not read back ({problem})") from None
     if len(entries) != len(responses):
         raise ForgeError(

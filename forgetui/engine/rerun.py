@@ -22,6 +22,7 @@ from forgetui.engine.context import effective_phase
 from forgetui.engine.errors import EXIT_OK, ForgeError
 from forgetui.engine.llm import ModelReply, ReplayModel
 from forgetui.engine.llm.stream import AnswerStream
+from forgetui.engine.one_line import shown
 from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.replay_export import answers_before
 from forgetui.engine.runner import model_for
@@ -82,7 +83,7 @@ class NewAnswer(_Answer):
         if self.call_failed:
             return f"the model call failed: {self.error}"
         if self.error and self.attempted:
-            return f"invalid {self.attempted}: {self.error}"
+            return f"invalid {shown(self.attempted)}: {self.error}"
         if self.error:
             return f"unparsed: {self.error}"
         return "not executed"

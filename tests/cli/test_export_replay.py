@@ -319,10 +319,11 @@ def test_a_script_that_would_not_read_back_is_not_written(
 ) -> None:
     """With the comment escaping taken away, the check that the script reads back as the
     answers exported stops the export: one line, exit 2, nothing written or printed."""
-    from forgetui.engine import replay_export
+    from forgetui.engine import one_line, replay_export
 
     task = _hostile_run(cli, tmp_path, fake_openai)
-    monkeypatch.setattr(replay_export, "_printable", lambda text: text)
+    monkeypatch.setattr(replay_export, "printable", lambda text: text)
+    monkeypatch.setattr(one_line, "printable", lambda text: text)
     script = tmp_path / "regression.yaml"
     for args in (["--to", script], []):
         refused = cli("export-replay", task, *args)

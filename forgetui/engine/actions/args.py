@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from forgetui.engine.catalog import ACTIONS, ActionSpec, ArgSpec, ArgType
 from forgetui.engine.errors import ForgeError, first_error
+from forgetui.engine.one_line import shown
 from forgetui.engine.stored import shortened
 from forgetui.engine.task import Plan
 from forgetui.engine.yamlio import safe_load
@@ -50,8 +51,8 @@ def validate_args(action: str, args: Any, offered: Sequence[ActionSpec] = ()) ->
         raise ActionArgsError("the action name is missing: give `action: NAME`")
     spec = ACTIONS.get(action)
     available = ", ".join(s.name for s in offered) if offered else ", ".join(ACTIONS)
-    if spec is None:
-        raise ActionArgsError(f"unknown action '{action}' (available: {available})")
+    if spec is None:  # the name is the model's: one line whatever it holds
+        raise ActionArgsError(f"unknown action '{shown(action)}' (available: {available})")
     if offered and spec not in offered:
         raise ActionArgsError(f"action '{action}' is not available now (available: {available})")
     if args is None:

@@ -36,6 +36,7 @@ from forgetui.engine.errors import StateFileError
 from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.parse import ParsedAction, parse_text, validate_action
 from forgetui.engine.llm.stream import AnswerStream
+from forgetui.engine.one_line import shown
 from forgetui.engine.records import IntentRecord
 from forgetui.engine.state import TaskState
 from forgetui.engine.yamlio import (
@@ -68,7 +69,8 @@ class ReplayResponse(BaseModel):
     @classmethod
     def _known_action(cls, action: str | None) -> str | None:
         if action is not None and action not in ACTIONS:
-            raise PydanticCustomError("replay", "unknown action '{action}'", {"action": action})
+            shown_name = {"action": shown(action)}
+            raise PydanticCustomError("replay", "unknown action '{action}'", shown_name)
         return action
 
     @field_validator("args")
