@@ -24,17 +24,18 @@ def recover(folder: TaskFolder) -> tuple[list[str], bool]:
     script's position must be re-synced with the log."""
     state = folder.load_state()
     _remove_stale_temporaries(folder, state.step)
-    if state.finished:  # the operator ended it (a waiting action's step stays unrecorded)
-        return [], False
+    if state.finished:  # the operator ended it (a waiting action's step stays unrecorded);
+        # the last step's own result, which a torn log line lost, still comes back
+        own = state.last_result is not None and state.last_result.get("step") == state.step
+        restored = _restore_result(folder, state) if own else None
+        return ([restored] if restored else []), False
     if state.status == "running":  # the run that said so is gone
         state.status = "paused"
         folder.save_state(state)
     notices = _memory_agrees(folder, state)
-    logged = folder.log.tail(1, kinds=("result",))
-    if state.last_result and (not logged or logged[0].step < state.step):
-        # The step finished and state was saved, but its result never reached the log.
-        folder.log.append(ResultRecord.model_validate(state.last_result))
-        return [*notices, f"step {state.step}: result restored to the log from state.yaml"], False
+    restored = _restore_result(folder, state)
+    if restored is not None:
+        return [*notices, restored], False
     last = folder.log.last_step_status()
     intent, result = last if last else (None, None)
     if intent is None or result is not None or intent.step != state.step + 1:
@@ -58,6 +59,16 @@ def recover(folder: TaskFolder) -> tuple[list[str], bool]:
         state.model_copy(update={"pending_escalation": escalation, "status": "escalated"})
     )
     return [*notices, f"step {intent.step} was interrupted: escalated (re-run or skip)"], True
+
+
+def _restore_result(folder: TaskFolder, state: TaskState) -> str | None:
+    """The step finished and state was saved, but its result never reached the log (or the
+    crash tore its line): append it from state.yaml."""
+    logged = folder.log.tail(1, kinds=("result",))
+    if state.last_result and (not logged or logged[0].step < state.step):
+        folder.log.append(ResultRecord.model_validate(state.last_result))
+        return f"step {state.step}: result restored to the log from state.yaml"
+    return None
 
 
 def _memory_agrees(folder: TaskFolder, state: TaskState) -> list[str]:

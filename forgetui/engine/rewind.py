@@ -26,6 +26,7 @@ from forgetui.engine.errors import ForgeError
 from forgetui.engine.interrupts import interrupts_deferred
 from forgetui.engine.memory import WorkingMemory
 from forgetui.engine.records import OperatorRecord
+from forgetui.engine.recovery import recover
 from forgetui.engine.restore import (
     FilesPlan,
     WriteBackFailed,
@@ -238,6 +239,7 @@ def rewind_task(folder: TaskFolder, to: int, *, force: bool = False) -> RewindRe
     folder.acquire(REWIND_COMMAND)
     try:
         consistency.check(folder)
+        recover(folder)  # as every writer: a crash's missing result comes back from state.yaml
         plan = _plan(folder, to, fork=False)
         refuse_blocked(plan.files, folder.workspace)  # every file, before any is written
         if plan.files.conflicts and not force:

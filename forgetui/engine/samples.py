@@ -51,9 +51,18 @@ def init_sample(name_or_path: str | Path, into: Path | None = None) -> TaskFolde
         while into.exists():
             suffix += 1
             into = runs_dir() / f"{spec.id}-{stamp}-{suffix}"
+    if into.exists() and not into.is_dir():
+        raise ForgeError(f"{into}: not a directory; choose another --into")
     if into.exists() and any(into.iterdir()):
         raise ForgeError(f"{into}: directory is not empty; choose another --into")
-    shutil.copytree(sample / "workspace", into, dirs_exist_ok=True)
+    made = not into.exists()
+    try:
+        shutil.copytree(sample / "workspace", into, dirs_exist_ok=True)
+    except (OSError, shutil.Error) as exc:
+        if made:
+            shutil.rmtree(into, ignore_errors=True)
+        reason = getattr(exc, "strerror", None) or exc
+        raise ForgeError(f"{into}: cannot copy the sample there: {reason}") from None
     memory_file = sample / "working_memory.yaml"
     memory = load_model(memory_file, WorkingMemory) if memory_file.is_file() else None
     folder = TaskFolder.create(into, spec, memory=memory)

@@ -201,3 +201,19 @@ def test_a_task_another_process_writes_is_refused_naming_it(cli: Any, task: Path
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=30)
+
+
+def test_a_torn_last_result_is_restored_then_the_rewind_goes_on(cli: Any, task: Path) -> None:
+    """A crash tore step 5's result line: rewind, like every writer, moves the torn line aside
+    and restores the result from state.yaml, then rewinds (it used to move the line aside and
+    then refuse, "step 5 has no result yet")."""
+    log = task / "actions.yaml"
+    data = log.read_bytes()
+    log.write_bytes(data[:-40])
+    done = cli("rewind", task, "--to", "1", "--json")
+    assert done.code == 0, done.err
+    assert done.json()["superseded"] == [2, 5]
+    assert (task / "actions.yaml.torn").exists()
+    results = [e for e in cli("log", task, "--json").json_lines() if e.get("step") == 5]
+    assert results and results[0]["result"] is not None
+    assert cli("repair", task).out.startswith("nothing to repair")
