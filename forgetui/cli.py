@@ -30,11 +30,23 @@ def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+        if not value > 0 or value == float("inf"):  # nan and inf are no bound
+            raise argparse.ArgumentTypeError(f"must be a number above 0, not {text}")
         return value
 
     return parse
+
+
+def _model_name(text: str) -> str:
+    """An argparse type: a model named, never a blank or a `replay:` without its script (a
+    script's unset "$MODEL" would otherwise mean the default model)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty model name")
+    if text.strip() == "replay:":
+        raise argparse.ArgumentTypeError(
+            "replay: without a script path (replay alone for the default)"
+        )
+    return text
 
 
 def _named_dir(text: str) -> str:
@@ -98,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("open", help="open the TUI on a task folder, a workspace or a sample")
     p.add_argument("path")
-    p.add_argument("--model", help="litellm model string, replay[:PATH] or human")
+    p.add_argument("--model", type=_model_name, help="litellm model string, replay[:PATH] or human")
     p.add_argument("--api-base")
     _add_model_bounds(p)
     p.add_argument("--theme", default=argparse.SUPPRESS)
@@ -140,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run steps headless")
     p.add_argument("task")
-    p.add_argument("--model")
+    p.add_argument("--model", type=_model_name)
     p.add_argument("--api-base")
     _add_model_bounds(p)
     p.add_argument("--max-steps", type=int)
@@ -159,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("context", help="the compiled context of the next step (or of step N)")
     p.add_argument("task")
     p.add_argument("--step", type=_positive(int), metavar="N")
-    p.add_argument("--model")
+    p.add_argument("--model", type=_model_name)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("status", help="phase, status, step, verification")
@@ -201,7 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "doctor", help="probe a model and its server; say whether it is usable, with which options"
     )
-    p.add_argument("--model", required=True, help="litellm model string, e.g. openai/NAME")
+    p.add_argument(
+        "--model", required=True, type=_model_name, help="litellm model string, e.g. openai/NAME"
+    )
     p.add_argument("--api-base", help="an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     p.add_argument(
         "--timeout",
@@ -221,7 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rerun", help="send step N's saved context to a model; nothing executes")
     p.add_argument("task")
     p.add_argument("--step", type=int, required=True, metavar="N")
-    p.add_argument("--model", required=True, help="a litellm model string, replay:PATH or human")
+    p.add_argument(
+        "--model",
+        required=True,
+        type=_model_name,
+        help="a litellm model string, replay:PATH or human",
+    )
     p.add_argument("--api-base")
     _add_model_bounds(p)
     p.add_argument(

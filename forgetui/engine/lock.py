@@ -381,7 +381,7 @@ class TaskLock:
             who = "another process (its lock file does not say which) holds the lock"
         else:
             where = "this host" if info.is_local else info.host
-            who = f"pid {info.pid} ({info.command or 'forgetui'}) is alive on {where}"
+            who = f"pid {info.pid} ({info.command or 'forgetui'}) holds the lock on {where}"
         return f"task {self.folder.name}: {who}; stop it first"
 
 

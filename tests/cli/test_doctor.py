@@ -432,7 +432,7 @@ def test_nothing_listening_is_not_usable_and_says_so_fast(cli, capsys) -> None:
         (["--model", "openai/x", "--api-base", "http://"], "not an http(s) URL"),
         (["--model", "openai/x", "--api-base", "http://h:port/v1"], "not a URL"),
         (["--model", "gemma", "--api-base", "http://127.0.0.1:9/v1"], "names no provider"),
-        (["--model", "openai/x", "--timeout", "0"], "must be above 0"),
+        (["--model", "openai/x", "--timeout", "0"], "must be a number above 0"),
         (["--model", "openai/gpt-4o-mini"], "OPENAI_API_KEY is not set"),
     ],
 )

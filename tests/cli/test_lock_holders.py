@@ -96,8 +96,8 @@ def test_a_live_writer_refuses_run_and_unlock_until_killed(cli: Any, task: Path)
         not_unlocked = cli("unlock", task)
         assert not_unlocked.code == 2
         assert not_unlocked.err.splitlines() == [
-            f"forgetui: task hello_world: pid {holder.pid} (forgetui run hello) is alive on this "
-            "host; stop it first"
+            f"forgetui: task hello_world: pid {holder.pid} (forgetui run hello) holds the lock "
+            "on this host; stop it first"
         ]
 
         holder.kill()  # SIGKILL: the writer cleans nothing up

@@ -235,7 +235,7 @@ def test_unlock_refuses_while_a_live_local_process_holds_the_lock(
     refused = cli("unlock", task)
     assert refused.code == 2
     assert refused.err.splitlines() == [
-        f"forgetui: task hello_world: pid {holder.pid} (forgetui run hello) is alive on this "
+        f"forgetui: task hello_world: pid {holder.pid} (forgetui run hello) holds the lock on this "
         "host; stop it first"
     ]
     assert (task / "lock").read_bytes() == held

@@ -158,8 +158,15 @@ def test_a_timeout_is_tried_once_and_the_escalation_says_so(
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (("--max-output-tokens", "0"), "argument --max-output-tokens: must be above 0, not 0"),
+        (
+            ("--max-output-tokens", "0"),
+            "argument --max-output-tokens: must be a number above 0, not 0",
+        ),
         (("--timeout", "soon"), "argument --timeout: not a number: 'soon'"),
+        (("--timeout", "inf"), "argument --timeout: must be a number above 0, not inf"),
+        (("--timeout", "nan"), "argument --timeout: must be a number above 0, not nan"),
+        (("--model", ""), "argument --model: an empty model name"),
+        (("--model", " "), "argument --model: an empty model name"),
         (("--temperature", "3"), "argument --temperature: must be between 0 and 2, not 3"),
     ],
 )

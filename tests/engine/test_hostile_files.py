@@ -510,7 +510,7 @@ def test_unlock_removes_another_hosts_lock_but_not_a_live_local_one(tmp_path: Pa
     with pytest.raises(LockHeldError) as caught:
         lock.unlock()
     assert str(caught.value) == (
-        f"task task: pid {os.getpid()} (forgetui run) is alive on this host; stop it first"
+        f"task task: pid {os.getpid()} (forgetui run) holds the lock on this host; stop it first"
     )
     assert (folder / "lock").read_bytes() == data
     writer.release()

@@ -283,7 +283,7 @@ def test_unlock_removes_a_lock_whose_pid_names_another_program(
 
 
 def test_unlock_refuses_a_live_holder(folder: Path, holder: subprocess.Popen[str]) -> None:
-    with pytest.raises(LockHeldError, match=f"pid {holder.pid} .* is alive on this host"):
+    with pytest.raises(LockHeldError, match=f"pid {holder.pid} .* holds the lock on this host"):
         TaskLock(folder).unlock()
     assert json.loads((folder / "lock").read_text())["pid"] == holder.pid
 
