@@ -11,9 +11,7 @@ where a directory was, and what lies behind it is not the workspace's."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -271,31 +269,10 @@ def _put_back(workspace: Path, done: list[tuple[str, _Was]]) -> list[str]:
                 _remove(workspace, rel)
                 continue
             with open_write_target(workspace, rel, create_dirs=True) as target:
-                _replace_bytes(target, was.data, was.mode)
+                target.replace_bytes(was.data, was.mode)
         except (ForgeError, OSError):
             left.append(rel)
     return sorted(left)
-
-
-def _replace_bytes(target: WriteTarget, data: bytes, mode: int) -> None:
-    """`data` (any bytes: a hand edit need not be text) in place, as WriteTarget.replace does."""
-    temp = f".forgetui-{secrets.token_hex(8)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, mode, dir_fd=target.dir_fd)
-    try:
-        try:
-            os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.rename(temp, target.name, src_dir_fd=target.dir_fd, dst_dir_fd=target.dir_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=target.dir_fd)
-        raise
 
 
 def untracked(folder: TaskFolder, to: int, steps: Collection[int]) -> list[str]:

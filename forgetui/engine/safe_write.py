@@ -153,15 +153,24 @@ class WriteTarget:
                 f"the new content of {self.rel} is not valid text (an unpaired surrogate at "
                 f"character {exc.start}); nothing was written"
             ) from exc
+        self.replace_bytes(encoded)
+
+    def replace_bytes(self, encoded: bytes, mode: int | None = None) -> None:
+        """Put `encoded` in place (any bytes: a rewind's put-back of a hand edit need not be
+        text), with the permission bits `mode`, else the old file's; unchecked: `replace`
+        checks what it replaces."""
         temp = f".forgetui-{secrets.token_hex(8)}.tmp"
-        mode = stat.S_IMODE(self.existing.st_mode) if self.existing else NEW_FILE_MODE
+        exact = mode is not None or self.existing is not None  # else a new file: the umask's
+        if mode is None:
+            mode = stat.S_IMODE(self.existing.st_mode) if self.existing else NEW_FILE_MODE
         fd = os.open(temp, _TEMP_FLAGS, mode, dir_fd=self.dir_fd)
+        owner = (self.existing.st_uid, self.existing.st_gid) if self.existing else None
         try:
             try:
-                if self.existing is not None:
-                    if (self.existing.st_uid, self.existing.st_gid) != (os.getuid(), os.getgid()):
-                        with contextlib.suppress(OSError):
-                            os.fchown(fd, self.existing.st_uid, self.existing.st_gid)
+                if owner is not None and owner != (os.getuid(), os.getgid()):
+                    with contextlib.suppress(OSError):
+                        os.fchown(fd, *owner)
+                if exact:
                     os.fchmod(fd, mode)
                 data = memoryview(encoded)
                 while data:
