@@ -4,7 +4,6 @@ says it: a green suite never hides an untested sandbox."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +12,8 @@ import pytest
 
 from forgetui.engine.sandbox.mode import probe_bwrap
 from tests.engine.sandbox_helpers import NO_BWRAP, REQUIRE_VARIABLE, REQUIRED
+from tests.inner_pytest import run_pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 # one bwrap-only test, run by a pytest of its own where bwrap is not on PATH
 BWRAP_TEST = "tests/engine/test_sandbox.py::test_bwrap_mode_runs_commands_inside_it"
 
@@ -31,22 +30,8 @@ def run_without_bwrap(tmp_path: Path, required: bool) -> subprocess.CompletedPro
     """A pytest run of BWRAP_TEST with nothing on PATH but an empty folder and this Python's."""
     empty = tmp_path / "empty-bin"
     empty.mkdir(exist_ok=True)
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in (REQUIRE_VARIABLE, "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS")
-    }
-    env["PATH"] = f"{empty}:{Path(sys.executable).parent}"
-    if required:
-        env[REQUIRE_VARIABLE] = "1"
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", BWRAP_TEST, "-p", "no:xdist"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    return run_pytest(
+        BWRAP_TEST, REQUIRE_VARIABLE, required, {"PATH": f"{empty}:{Path(sys.executable).parent}"}
     )
 
 

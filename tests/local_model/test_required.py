@@ -4,35 +4,18 @@ and says why. Run by a pytest of its own, pointed at a llama Python that does no
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.inner_pytest import run_pytest
 from tests.local_model.conftest import REQUIRE_VARIABLE
 
-ROOT = Path(__file__).resolve().parents[2]
 LOCAL_MODEL_TESTS = "tests/local_model/test_local_model.py"
 
 
 def run_without_the_model(tmp_path: Path, required: bool) -> subprocess.CompletedProcess[str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in (REQUIRE_VARIABLE, "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS")
-    }
-    env["FORGETUI_LLAMA_PYTHON"] = str(tmp_path / "no-such-python")
-    if required:
-        env[REQUIRE_VARIABLE] = "1"
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", LOCAL_MODEL_TESTS, "-p", "no:xdist"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    no_python = {"FORGETUI_LLAMA_PYTHON": str(tmp_path / "no-such-python")}
+    return run_pytest(LOCAL_MODEL_TESTS, REQUIRE_VARIABLE, required, no_python)
 
 
 def test_without_the_model_its_tests_skip_and_say_why(tmp_path: Path) -> None:
