@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import subprocess
+from collections.abc import Generator, Iterator
 
 import pytest
 
@@ -63,3 +64,12 @@ def pytest_runtest_makereport(
                 ("fuzz seed", f"seed {fuzz_seed.SEED}: {fuzz_seed.replay_command(item.nodeid)}")
             )
     return report
+
+
+@pytest.fixture
+def unrelated() -> Iterator[subprocess.Popen[bytes]]:
+    """A live process that is not forgetui: what a reused pid names after a restart."""
+    proc = subprocess.Popen(["sleep", "300"])
+    yield proc
+    proc.kill()
+    proc.wait()

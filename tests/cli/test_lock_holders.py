@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +21,6 @@ from tests.cli.stepped_sample import copy_task, lock_debris
 @pytest.fixture
 def task(hello_after_two_steps: Path, tmp_path: Path) -> Path:
     return copy_task(hello_after_two_steps, tmp_path / "copy")
-
-
-@pytest.fixture
-def unrelated() -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen(["sleep", "300"])
-    yield proc
-    proc.kill()
-    proc.wait()
 
 
 def _lock_naming(task: Path, pid: int) -> None:

@@ -249,15 +249,6 @@ def test_a_forked_child_does_not_inherit_the_lock(folder: Path) -> None:
 # -- the kernel, not the pid, says whether the holder lives ---------------------------------
 
 
-@pytest.fixture
-def unrelated() -> Iterator[subprocess.Popen[bytes]]:
-    """A live process that is not forgetui: what a reused pid names after a restart."""
-    proc = subprocess.Popen(["sleep", "300"])
-    yield proc
-    proc.kill()
-    proc.wait()
-
-
 def test_a_lock_naming_a_live_unrelated_process_is_taken_over(
     folder: Path, unrelated: subprocess.Popen[bytes]
 ) -> None:
