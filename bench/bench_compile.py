@@ -28,9 +28,10 @@ from functools import partial
 from pathlib import Path
 
 from forgetui.engine.context import ContextInputs, compile_context, validate_context
-from forgetui.engine.memory import MemoryItem, WorkingMemory
-from forgetui.engine.records import ResultRecord
-from forgetui.engine.state import (
+from forgetui.engine.folder.memory import MemoryItem, WorkingMemory
+from forgetui.engine.folder.records import ResultRecord
+from forgetui.engine.folder.task_spec import Plan, PlanTask, Subtask, TaskSpec
+from forgetui.engine.folder.task_state import (
     CheckResult,
     Decision,
     LoopGuardState,
@@ -39,7 +40,6 @@ from forgetui.engine.state import (
     TaskState,
     Verification,
 )
-from forgetui.engine.task import Plan, PlanTask, Subtask, TaskSpec
 
 RECORDS = 10_000
 RUNS = 200

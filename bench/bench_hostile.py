@@ -21,8 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results" / "hostile.txt"
 sys.path.insert(0, str(REPO))
 
-from forgetui.engine.samples import init_sample  # noqa: E402
-from forgetui.engine.yamlio import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES  # noqa: E402
+from forgetui.engine.base.yamlio import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES  # noqa: E402
+from forgetui.engine.start.samples import init_sample  # noqa: E402
 
 BUDGET = MAX_YAML_BYTES - 64 * 1024  # leave room for the rest of the file
 NODES = MAX_YAML_NODES - 1_000  # the rest of state.yaml holds a few hundred values

@@ -3,7 +3,7 @@ run keeping the whole conversation would have sent (the README's table).
 
 Runs the commands a user would: `forgetui init long_run`, `forgetui run` (the sample's replay
 script, 303 steps), `forgetui stats --json`. What `naive` counts is in
-forgetui/engine/stats.py. Prints the table at steps 1, 5, 10, 100, 300 and writes it to
+forgetui/engine/history/stats.py. Prints the table at steps 1, 5, 10, 100, 300 and writes it to
 bench/results/naive.txt."""
 
 from __future__ import annotations

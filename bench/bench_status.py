@@ -18,11 +18,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from forgetui.engine.actionlog import ActionLog, encode_record
-from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.state import CheckResult, Verification
-from forgetui.engine.store import TaskFolder
-from forgetui.engine.task import TaskSpec
+from forgetui.engine.folder.action_log import ActionLog, encode_record
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.folder.task_state import CheckResult, Verification
 
 STEPS = 10_000
 RUNS = 10
@@ -33,7 +33,7 @@ import time
 t0 = time.perf_counter()
 import sys
 from pathlib import Path
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 t1 = time.perf_counter()
 folder = TaskFolder.open(Path(sys.argv[1]))
 state = folder.load_state()

@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from forgetui.engine.executor import Executor
 from forgetui.engine.llm import make_model
-from forgetui.engine.samples import init_sample
+from forgetui.engine.start.samples import init_sample
+from forgetui.engine.step.executor import Executor
 
 RESULTS = Path(__file__).parent / "results" / "step.txt"
 

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results" / "streaming.txt"
 sys.path.insert(0, str(REPO))
 
-from forgetui.engine.catalog import actions_of  # noqa: E402
+from forgetui.engine.folder.catalog import actions_of  # noqa: E402
 from forgetui.engine.llm import LiteLLMModel  # noqa: E402
 from forgetui.engine.llm.stream import AnswerStream  # noqa: E402
 from tests.fake_openai import FakeOpenAI, slow_reply, stream_reply, text_reply  # noqa: E402

@@ -45,10 +45,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_status import build_log
 
-from forgetui.engine.clock import now_iso
-from forgetui.engine.records import OperatorRecord
-from forgetui.engine.samples import init_sample
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base.clock import now_iso
+from forgetui.engine.folder.records import OperatorRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.start.samples import init_sample
 from forgetui.paths import data_dir
 
 RESULTS = Path(__file__).parent / "results" / "tui.txt"

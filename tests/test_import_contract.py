@@ -1,114 +1,106 @@
-"""The architecture's import rules, checked on the source (DESIGN.md section 2; STYLE.md 1, 3).
+"""The architecture's import rules (pyproject.toml `[tool.importlinter]`, docs/architecture.md),
+checked with import-linter on the real source, and on a copy with one rule broken on purpose,
+so a contract that could never fail would show here.
 
-- The front ends (`forgetui/cli.py`, `forgetui/render.py`, `forgetui/tui/`) reach the engine
-  only through `forgetui.engine.api`.
-- Nothing in `forgetui/engine/` imports textual, nor the front door it sits under (`api`), nor a
-  front end.
-A failure names the file, the line and the offending import."""
+- The CLI and the workbench reach the engine only through `forgetui.engine.api`.
+- The engine imports no user interface.
+- Each room of the engine imports only the rooms below it; history never reaches into the
+  step's own stages; no two modules of one package import each other."""
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Iterator
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "forgetui"
-FRONT_ENDS = [PACKAGE / "cli.py", PACKAGE / "render.py", *sorted((PACKAGE / "tui").rglob("*.py"))]
-ENGINE = sorted((PACKAGE / "engine").rglob("*.py"))
-API = "forgetui.engine.api"
+ROOT = Path(__file__).resolve().parent.parent
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
-def imports(path: Path) -> Iterator[tuple[int, str]]:
-    """(line, dotted module) of every import in a file, `from a import b` giving a.b too, so
-    `from forgetui.engine import store` is seen as forgetui.engine.store."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield node.lineno, alias.name
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == "forgetui.engine":
-                for alias in node.names:
-                    yield node.lineno, f"forgetui.engine.{alias.name}"
-            else:
-                yield node.lineno, node.module
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """lint-imports on the `forgetui` package under `root`, with root's pyproject.toml."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", str(root / "pyproject.toml")],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-def where(path: Path, line: int, module: str) -> str:
-    shown = path.relative_to(PACKAGE.parent) if path.is_relative_to(PACKAGE.parent) else path.name
-    return f"{shown}:{line}: imports {module}"
+def test_every_contract_is_kept() -> None:
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BROKEN" not in result.stdout
+    assert result.stdout.count(" KEPT") == 5
 
 
-def front_end_violations(paths: list[Path]) -> list[str]:
-    return [
-        where(path, line, module)
-        for path in paths
-        for line, module in imports(path)
-        if module.startswith("forgetui.engine") and not (module == API or module.startswith(API))
-    ]
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """The package and its contracts, copied so a test can break a rule in the copy."""
+    shutil.copytree(
+        ROOT / "forgetui", tmp_path / "forgetui", ignore=shutil.ignore_patterns("*.pyc")
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
 
 
-def engine_violations(paths: list[Path]) -> list[str]:
-    found = []
-    for path in paths:
-        if path.name == "api.py" and path.parent.name == "engine":
-            continue
-        for line, module in imports(path):
-            root = module.split(".")[0]
-            if (
-                root == "textual"
-                or module == API
-                or module.startswith(("forgetui.tui", "forgetui.cli", "forgetui.render"))
-            ):
-                found.append(where(path, line, module))
-    return found
-
-
-def test_front_ends_import_only_the_engine_api() -> None:
-    assert front_end_violations(FRONT_ENDS) == []
-
-
-def test_the_engine_imports_no_ui_and_not_its_own_front_door() -> None:
-    assert engine_violations(ENGINE) == []
+def break_rule(copy: Path, module: str, line: str) -> None:
+    path = copy / (module.replace(".", "/") + ".py")
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
 
 
 @pytest.mark.parametrize(
-    ("source", "bad"),
+    ("module", "line", "contract", "named"),
     [
-        ("from forgetui.engine.store import TaskFolder\n", True),
-        ("from forgetui.engine import store\n", True),
-        ("import forgetui.engine.executor\n", True),
-        ("def f():\n    from forgetui.engine.diff import context_diff\n", True),
-        ("from forgetui.engine import api\n", False),
-        ("from forgetui.engine.api import ForgeError\n", False),
-        ("import textual\n", False),
+        (
+            "forgetui.tui.app",
+            "from forgetui.engine.folder.task_folder import TaskFolder",
+            "reach the engine only through its door",
+            "forgetui.tui.app -> forgetui.engine.folder.task_folder",
+        ),
+        (
+            "forgetui.engine.folder.lock",
+            "import textual.app",
+            "The engine imports no user interface",
+            "forgetui.engine.folder.lock -> textual",
+        ),
+        (
+            "forgetui.engine.folder.lock",
+            "from forgetui.engine.step import executor",
+            "imports only the rooms below it",
+            "forgetui.engine.folder.lock -> forgetui.engine.step.executor",
+        ),
+        (
+            "forgetui.engine.history.diff",
+            "from forgetui.engine.step.draft import StepDraft",
+            "never through the step's own stages",
+            "forgetui.engine.history.diff -> forgetui.engine.step.draft",
+        ),
+        (
+            "forgetui.engine.base.clock",
+            "from forgetui.engine.base import errors",
+            "No two modules of one package import each other",
+            "forgetui.engine.base",
+        ),
     ],
+    ids=["door", "no-ui-in-engine", "rooms", "step-internals", "no-cycles"],
 )
-def test_the_front_end_rule_names_what_reaches_past_the_api(
-    tmp_path: Path, source: str, bad: bool
+def test_a_broken_rule_fails_and_names_the_import(
+    copy: Path, module: str, line: str, contract: str, named: str
 ) -> None:
-    probe = tmp_path / "probe.py"
-    probe.write_text(source)
-    found = front_end_violations([probe])
-    assert bool(found) is bad
-    if bad:
-        assert found[0].startswith("probe.py:") and "imports forgetui.engine." in found[0]
-
-
-@pytest.mark.parametrize(
-    ("source", "bad"),
-    [
-        ("import textual.app\n", True),
-        ("from forgetui.engine import api\n", True),
-        ("from forgetui.tui.app import ForgeApp\n", True),
-        ("from forgetui.engine.store import TaskFolder\n", False),
-    ],
-)
-def test_the_engine_rule_names_ui_and_front_door_imports(
-    tmp_path: Path, source: str, bad: bool
-) -> None:
-    probe = tmp_path / "probe.py"
-    probe.write_text(source)
-    assert bool(engine_violations([probe])) is bad
+    break_rule(copy, module, line)
+    if contract.startswith("No two modules"):
+        # clock imports nothing of the engine: errors importing clock closes the loop
+        break_rule(copy, "forgetui.engine.base.errors", "from forgetui.engine.base import clock")
+    result = lint_imports(copy)
+    assert result.returncode != 0, result.stdout
+    broken = " ".join(result.stdout.split("Broken contracts", 1)[-1].split())
+    assert contract in broken
+    assert named in broken

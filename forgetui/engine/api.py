@@ -14,19 +14,44 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from forgetui.engine.actionlog import AnyRecord
-from forgetui.engine.answers import TAKEOVER_FORMS, check_answer, modify_answer, parse_limits
-from forgetui.engine.catalog import PHASES, actions_of
+from forgetui.engine.base.errors import EXIT_OK, ForgeError, first_error
+from forgetui.engine.base.yamlio import atomic_write_text, dump_yaml
+from forgetui.engine.base.yamlio import safe_load as load_yaml
 from forgetui.engine.context import CompiledContext, compile_context, context_inputs
+from forgetui.engine.context.health import ContextHealth, context_health, saved_health
 from forgetui.engine.context.inputs import planned_fit
-from forgetui.engine.diff import DiffEntry, context_diff, previous_on_branch
-from forgetui.engine.errors import EXIT_OK, ForgeError, first_error
-from forgetui.engine.health import ContextHealth, context_health, saved_health
-from forgetui.engine.inbox import InboxEntry, escalation_inbox, find_entry, promote_answer
-from forgetui.engine.lock import LockInfo, TaskLock
-from forgetui.engine.memory import EditForm, Leaving, Shape, WorkingMemory, leaving, parse_edit
-from forgetui.engine.model_options import ModelOptions
-from forgetui.engine.operator import (
+from forgetui.engine.folder.action_log import AnyRecord
+from forgetui.engine.folder.catalog import PHASES, actions_of
+from forgetui.engine.folder.lock import LockInfo, TaskLock
+from forgetui.engine.folder.memory import (
+    EditForm,
+    Leaving,
+    Shape,
+    WorkingMemory,
+    leaving,
+    parse_edit,
+)
+from forgetui.engine.folder.model_options import ModelOptions
+from forgetui.engine.folder.seal import TaskChange, pending_change
+from forgetui.engine.folder.task_folder import CheckOutput, TaskFolder
+from forgetui.engine.folder.task_spec import Check, Plan, TaskSpec
+from forgetui.engine.folder.task_state import (
+    FINISHED,
+    Escalation,
+    TaskState,
+    Verification,
+    superseded_steps,
+)
+from forgetui.engine.history.diff import DiffEntry, context_diff, previous_on_branch
+from forgetui.engine.history.stats import StepTokens, series_stats, stats_rows, token_series
+from forgetui.engine.operator.inbox import InboxEntry, escalation_inbox, find_entry, promote_answer
+from forgetui.engine.operator.replies import (
+    TAKEOVER_FORMS,
+    check_answer,
+    modify_answer,
+    parse_limits,
+)
+from forgetui.engine.operator.verbs import (
     accept_task_change,
     add_note,
     answer,
@@ -36,36 +61,7 @@ from forgetui.engine.operator import (
     pin,
     set_limits,
 )
-from forgetui.engine.reports import StepEvent, StepReport, escalation_json, verification_json
-from forgetui.engine.runs import (
-    DEFAULT_KEEP,
-    Pruned,
-    RunCopy,
-    remove_run,
-    run_copies,
-    runs_root,
-    shown_in_workbench,
-    to_prune,
-)
-from forgetui.engine.samples import find_sample, init_sample
-from forgetui.engine.sandbox import (
-    ProjectEnvironment,
-    SandboxMode,
-    find_environment,
-    sandbox_mode,
-)
-from forgetui.engine.state import (
-    FINISHED,
-    Escalation,
-    TaskState,
-    Verification,
-    superseded_steps,
-)
-from forgetui.engine.stats import StepTokens, series_stats, stats_rows, token_series
-from forgetui.engine.store import CheckOutput, TaskFolder
-from forgetui.engine.task import Check, Plan, TaskSpec
-from forgetui.engine.task_seal import TaskChange, pending_change
-from forgetui.engine.views import (
+from forgetui.engine.operator.views import (
     IN_FLIGHT,
     INTERRUPTED,
     LogRow,
@@ -80,18 +76,28 @@ from forgetui.engine.views import (
     record_detail,
     saved_steps,
 )
-from forgetui.engine.yamlio import atomic_write_text, dump_yaml
-from forgetui.engine.yamlio import safe_load as load_yaml
+from forgetui.engine.sandbox import (
+    ProjectEnvironment,
+    SandboxMode,
+    find_environment,
+    sandbox_mode,
+)
+from forgetui.engine.start.runs import (
+    DEFAULT_KEEP,
+    Pruned,
+    RunCopy,
+    remove_run,
+    run_copies,
+    runs_root,
+    shown_in_workbench,
+    to_prune,
+)
+from forgetui.engine.start.samples import find_sample, init_sample
+from forgetui.engine.step.reports import StepEvent, StepReport, escalation_json, verification_json
 
 if TYPE_CHECKING:
-    from forgetui.engine.executor import Executor, StepNotAllowed
-    from forgetui.engine.llm import Model
-    from forgetui.engine.llm.doctor import DoctorReport, doctor
-    from forgetui.engine.llm.doctor_probes import ProbeResult
-    from forgetui.engine.llm.factory import model_problem
-    from forgetui.engine.repair import Repair
-    from forgetui.engine.replay_export import ReplayExport, export_replay
-    from forgetui.engine.rerun import (
+    from forgetui.engine.history.replay_export import ReplayExport, export_replay
+    from forgetui.engine.history.rerun import (
         Adoption,
         RecordedAnswer,
         Rerun,
@@ -99,41 +105,47 @@ if TYPE_CHECKING:
         recorded_answer,
         rerun_step,
     )
-    from forgetui.engine.rewind import (
+    from forgetui.engine.history.rewind import (
         RewindConflict,
         RewindReport,
         fork_task,
         plan_rewind,
         rewind_task,
     )
-    from forgetui.engine.runner import RunOutcome, model_for, run, run_steps
+    from forgetui.engine.integrity.repair import Repair
+    from forgetui.engine.llm import Model
+    from forgetui.engine.llm.doctor import DoctorReport, doctor
+    from forgetui.engine.llm.doctor_probes import ProbeResult
+    from forgetui.engine.llm.factory import model_problem
+    from forgetui.engine.step.executor import Executor, StepNotAllowed
+    from forgetui.engine.step.runner import RunOutcome, model_for, run, run_steps
 
 _ON_FIRST_USE = {
-    "Executor": "forgetui.engine.executor",
-    "StepNotAllowed": "forgetui.engine.executor",
+    "Executor": "forgetui.engine.step.executor",
+    "StepNotAllowed": "forgetui.engine.step.executor",
     "DoctorReport": "forgetui.engine.llm.doctor",
     "doctor": "forgetui.engine.llm.doctor",
     "ProbeResult": "forgetui.engine.llm.doctor_probes",
     "Model": "forgetui.engine.llm",
     "model_problem": "forgetui.engine.llm.factory",
-    "Repair": "forgetui.engine.repair",
-    "ReplayExport": "forgetui.engine.replay_export",
-    "export_replay": "forgetui.engine.replay_export",
-    "Adoption": "forgetui.engine.rerun",
-    "RecordedAnswer": "forgetui.engine.rerun",
-    "Rerun": "forgetui.engine.rerun",
-    "adopt_rerun": "forgetui.engine.rerun",
-    "recorded_answer": "forgetui.engine.rerun",
-    "rerun_step": "forgetui.engine.rerun",
-    "RewindConflict": "forgetui.engine.rewind",
-    "RewindReport": "forgetui.engine.rewind",
-    "fork_task": "forgetui.engine.rewind",
-    "plan_rewind": "forgetui.engine.rewind",
-    "rewind_task": "forgetui.engine.rewind",
-    "RunOutcome": "forgetui.engine.runner",
-    "model_for": "forgetui.engine.runner",
-    "run": "forgetui.engine.runner",
-    "run_steps": "forgetui.engine.runner",
+    "Repair": "forgetui.engine.integrity.repair",
+    "ReplayExport": "forgetui.engine.history.replay_export",
+    "export_replay": "forgetui.engine.history.replay_export",
+    "Adoption": "forgetui.engine.history.rerun",
+    "RecordedAnswer": "forgetui.engine.history.rerun",
+    "Rerun": "forgetui.engine.history.rerun",
+    "adopt_rerun": "forgetui.engine.history.rerun",
+    "recorded_answer": "forgetui.engine.history.rerun",
+    "rerun_step": "forgetui.engine.history.rerun",
+    "RewindConflict": "forgetui.engine.history.rewind",
+    "RewindReport": "forgetui.engine.history.rewind",
+    "fork_task": "forgetui.engine.history.rewind",
+    "plan_rewind": "forgetui.engine.history.rewind",
+    "rewind_task": "forgetui.engine.history.rewind",
+    "RunOutcome": "forgetui.engine.step.runner",
+    "model_for": "forgetui.engine.step.runner",
+    "run": "forgetui.engine.step.runner",
+    "run_steps": "forgetui.engine.step.runner",
 }
 
 
@@ -296,7 +308,7 @@ def create_task(
     test command does; the allow-list comes from the project's files; the checks then run once
     (unless not `run_checks`), as step 0. `on_notice` hears what was chosen and why, and how the
     checks went, one line each. Bad input is a ForgeError naming the flag, nothing written."""
-    from forgetui.engine.new_task import new_task
+    from forgetui.engine.start.new_task import new_task
 
     return new_task(
         workspace,
@@ -314,7 +326,7 @@ def create_task(
 def repair_task(task: Path | str, apply: bool = False) -> Repair:
     """`forgetui repair`: what would make the task's files agree again; with `apply`, done
     (under the lock, each changed file kept as <name>.bak-<time>, logged)."""
-    from forgetui.engine import repair
+    from forgetui.engine.integrity import repair
 
     folder = TaskFolder.open(Path(task))
     return repair.apply(folder) if apply else repair.plan(folder)

@@ -67,7 +67,7 @@ def test_json_output_piped_into_head_stops_quietly(tmp_path) -> None:
     import subprocess
     import sys
 
-    from forgetui.engine.samples import init_sample
+    from forgetui.engine.start.samples import init_sample
 
     folder = init_sample("long_run", into=tmp_path / "run")
     run = subprocess.run(

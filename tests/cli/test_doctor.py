@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from forgetui.cli import main
-from forgetui.engine.model_options import ModelOptions
+from forgetui.engine.folder.model_options import ModelOptions
 from tests.fake_openai import (
     FakeOpenAI,
     FakeReply,

@@ -319,7 +319,8 @@ def test_a_script_that_would_not_read_back_is_not_written(
 ) -> None:
     """With the comment escaping taken away, the check that the script reads back as the
     answers exported stops the export: one line, exit 2, nothing written or printed."""
-    from forgetui.engine import one_line, replay_export
+    from forgetui.engine.base import one_line
+    from forgetui.engine.history import replay_export
 
     task = _hostile_run(cli, tmp_path, fake_openai)
     monkeypatch.setattr(replay_export, "printable", lambda text: text)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from forgetui.engine.store import FORGE_DIR, TaskFolder
+from forgetui.engine.folder.task_folder import FORGE_DIR, TaskFolder
 from tests.cli.conftest import cli_env
 from tests.engine.helpers import make_task
 from tests.fake_openai import FakeOpenAI, slow_reply, tool_call_reply

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 from tests.engine.test_inbox import LANGUAGE, asked_four_times
 
 

@@ -61,7 +61,7 @@ _HOLDER = textwrap.dedent(
     """
     import subprocess, sys, time
     from pathlib import Path
-    from forgetui.engine.lock import TaskLock
+    from forgetui.engine.folder.lock import TaskLock
     TaskLock(Path(sys.argv[1])).acquire(command="forgetui run hello")
     child = subprocess.Popen(["sleep", "300"])  # a command it started, outliving it
     print(child.pid, flush=True)

@@ -210,7 +210,7 @@ def holder(task: Path) -> Iterator[subprocess.Popen[str]]:
         f"""
         import sys
         from pathlib import Path
-        from forgetui.engine.lock import TaskLock
+        from forgetui.engine.folder.lock import TaskLock
         lock = TaskLock(Path({str(task)!r}))
         lock.acquire(command="forgetui run hello")
         print("holding", flush=True)

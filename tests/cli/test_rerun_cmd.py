@@ -214,8 +214,8 @@ def test_adopt_where_the_task_stood_escalated_leaves_nothing(
 def test_an_adopt_that_fails_after_forking_leaves_no_fork(
     cli_in_process, task: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from forgetui.engine.errors import ForgeError
-    from forgetui.engine.executor import Executor
+    from forgetui.engine.base.errors import ForgeError
+    from forgetui.engine.step.executor import Executor
 
     stepped: list[Path] = []
 

@@ -184,7 +184,7 @@ def test_fork_leaves_the_task_alone(cli: Any, task: Path, tmp_path: Path) -> Non
 
 def test_a_task_another_process_writes_is_refused_naming_it(cli: Any, task: Path) -> None:
     take = (
-        "import sys; from pathlib import Path; from forgetui.engine.lock import TaskLock; "
+        "import sys; from pathlib import Path; from forgetui.engine.folder.lock import TaskLock; "
         f"TaskLock(Path({str(task)!r})).acquire('forgetui run elsewhere'); "
         "print('held', flush=True); sys.stdin.read()"
     )

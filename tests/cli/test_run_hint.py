@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from forgetui.engine.samples import init_sample
+from forgetui.engine.start.samples import init_sample
 
 
 def test_the_escalation_hint_names_the_task_folder(tmp_path: Path) -> None:

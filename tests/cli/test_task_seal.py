@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from forgetui.engine.samples import init_sample
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.start.samples import init_sample
 
 
 def _widen_allow_list(task: Path) -> bytes:
@@ -81,7 +81,7 @@ def test_a_task_laid_out_before_sealing_is_sealed_at_its_next_run(cli: Any, tmp_
 def test_a_task_yaml_changed_mid_run_stops_the_next_step(tmp_path: Path) -> None:
     """What an agent in allow-list mode could do: rewrite its own task.yaml between steps."""
     from forgetui.engine.api import Executor, model_for
-    from forgetui.engine.task_seal import TaskChangedError
+    from forgetui.engine.folder.seal import TaskChangedError
 
     task = init_sample("hello_world", into=tmp_path / "ws").path
     folder = TaskFolder.open(task)

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
 from tests.engine.helpers import act, make_task
 
 TASK_DIR = ".agentforge"

@@ -7,9 +7,9 @@ from typing import Any
 
 import yaml
 
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.llm import make_model
-from forgetui.engine.store import TaskFolder
-from forgetui.engine.task import TaskSpec
 
 
 def make_task(tmp_path: Path, script: list[dict[str, Any]], **spec: Any) -> TaskFolder:

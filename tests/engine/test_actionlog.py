@@ -17,10 +17,10 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from forgetui.engine.actionlog import ActionLog, AnyRecord, encode_record
-from forgetui.engine.errors import ForgeError, StateFileError
-from forgetui.engine.log_entries import merge_steps
-from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
+from forgetui.engine.base.errors import ForgeError, StateFileError
+from forgetui.engine.folder.action_log import ActionLog, AnyRecord, encode_record
+from forgetui.engine.folder.log_entries import merge_steps
+from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultRecord
 
 AT = "2025-01-01T00:00:00Z"
 MERGED_KEYS = [
@@ -170,8 +170,8 @@ def test_sigkill_while_appending_leaves_only_whole_records(tmp_path: Path, log_p
         f"""
         import sys
         from pathlib import Path
-        from forgetui.engine.actionlog import ActionLog
-        from forgetui.engine.records import IntentRecord, ResultRecord
+        from forgetui.engine.folder.action_log import ActionLog
+        from forgetui.engine.folder.records import IntentRecord, ResultRecord
         log = ActionLog(Path({str(log_path)!r}))
         step = 0
         while True:

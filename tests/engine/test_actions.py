@@ -22,9 +22,9 @@ from forgetui.engine.actions import (
     markdown_sections,
     validate_args,
 )
-from forgetui.engine.catalog import ACTIONS
+from forgetui.engine.folder.catalog import ACTIONS
+from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.llm.parse import validate_action
-from forgetui.engine.task import TaskSpec
 
 SPEC_TEXT = """\
 # Mathx

@@ -8,9 +8,9 @@ from pathlib import Path
 import yaml
 
 from forgetui.engine.api import preview_context
-from forgetui.engine.executor import Executor
-from forgetui.engine.operator import DECISIONS_FILE, answer
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.operator.verbs import DECISIONS_FILE, answer
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 MODULE = "".join(f"def f{n}(x):\n    return x + {n}\n\n" for n in range(20))

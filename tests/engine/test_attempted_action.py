@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forgetui.engine.executor import Executor
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
 from forgetui.engine.llm.parse import parse_text
-from forgetui.engine.records import IntentRecord, ResultRecord
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 

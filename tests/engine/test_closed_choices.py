@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.executor import Executor
-from forgetui.engine.operator import answer
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.operator.verbs import answer
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 DONE = [act("complete", summary="done?"), act("note", text="more to do")]

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from forgetui.engine import compress as cz
-from forgetui.engine.tokens import TokenCounter, counter_for
+from forgetui.engine.base import compress as cz
+from forgetui.engine.base.tokens import TokenCounter, counter_for
 
 
 @pytest.fixture(scope="module")

@@ -10,15 +10,17 @@ from typing import Any
 import pytest
 import yaml
 
+from forgetui.engine.base.tokens import counter_for
 from forgetui.engine.context import (
     CompiledContext,
     ContextInputs,
     compile_context,
     validate_context,
 )
-from forgetui.engine.memory import MemoryItem, WorkingMemory
-from forgetui.engine.records import ResultRecord
-from forgetui.engine.state import (
+from forgetui.engine.folder.memory import MemoryItem, WorkingMemory
+from forgetui.engine.folder.records import ResultRecord
+from forgetui.engine.folder.task_spec import SECTION_NAMES, Plan, PlanTask, Subtask, TaskSpec
+from forgetui.engine.folder.task_state import (
     CheckResult,
     CommandRun,
     Decision,
@@ -29,8 +31,6 @@ from forgetui.engine.state import (
     TaskState,
     Verification,
 )
-from forgetui.engine.task import SECTION_NAMES, Plan, PlanTask, Subtask, TaskSpec
-from forgetui.engine.tokens import counter_for
 
 TARGET = "cli/commands/spec.py"
 

@@ -10,11 +10,19 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forgetui.engine.catalog import PHASES
 from forgetui.engine.context import ContextInputs, compile_context, validate_context
-from forgetui.engine.memory import MemoryItem, WorkingMemory
-from forgetui.engine.records import ResultRecord
-from forgetui.engine.state import (
+from forgetui.engine.folder.catalog import PHASES
+from forgetui.engine.folder.memory import MemoryItem, WorkingMemory
+from forgetui.engine.folder.records import ResultRecord
+from forgetui.engine.folder.task_spec import (
+    DEFAULT_BUDGETS,
+    SECTION_NAMES,
+    Plan,
+    PlanTask,
+    Subtask,
+    TaskSpec,
+)
+from forgetui.engine.folder.task_state import (
     CheckResult,
     Decision,
     Escalation,
@@ -24,7 +32,6 @@ from forgetui.engine.state import (
     TaskState,
     Verification,
 )
-from forgetui.engine.task import DEFAULT_BUDGETS, SECTION_NAMES, Plan, PlanTask, Subtask, TaskSpec
 from tests.fuzz_seed import fuzzed
 
 from .test_context import TARGET, assert_within_budgets, big_source

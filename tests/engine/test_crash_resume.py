@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from forgetui.engine.operator import answer
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.operator.verbs import answer
 from tests.engine.crash_harness import crash_and_check, crash_script
 from tests.engine.helpers import act, make_task
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine.executor import Executor
 from forgetui.engine.llm.parse import parse_text
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import litellm_at, make_task, replay
 from tests.fake_openai import FakeOpenAI, stream_reply, text_reply
 
@@ -94,7 +94,7 @@ def test_only_a_cut_answer_loses_its_unended_action(answer: str, refused_when_cu
 def test_an_exported_cut_answer_replays_as_refused(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     """Export-replay keeps the cut: the script's response says `finish_reason: length`, so a
     replay refuses the half write again instead of writing half a file."""
-    from forgetui.engine.replay_export import export_replay
+    from forgetui.engine.history.replay_export import export_replay
 
     (tmp_path / "run").mkdir()
     (tmp_path / "again").mkdir()

@@ -9,12 +9,12 @@ import pytest
 import yaml
 
 from forgetui.engine import api
-from forgetui.engine.diff import DiffEntry, context_diff
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.executor import Executor
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.history.diff import DiffEntry, context_diff
 from forgetui.engine.llm import make_model
-from forgetui.engine.samples import init_sample
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.start.samples import init_sample
+from forgetui.engine.step.executor import Executor
 
 SCRIPT = [
     {"action": "load_context", "args": {"item": "full_file:test_hello.py"}},  # 1

@@ -30,8 +30,8 @@ from typing import Any
 import pytest
 
 from forgetui.engine.actions import ActionEnv, ActionOutcome, execute
-from forgetui.engine.executor import Executor
-from forgetui.engine.task import TaskSpec
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 from tests.engine.sandbox_helpers import (
     BWRAP,
@@ -261,7 +261,7 @@ ENGINE_STEP = """\
 import json, sys
 from pathlib import Path
 from forgetui.engine.actions import ActionEnv, execute
-from forgetui.engine.task import TaskSpec
+from forgetui.engine.folder.task_spec import TaskSpec
 task = TaskSpec.model_validate({"id": "t", "goal": "g", "allowed_commands": ["python"]})
 env = ActionEnv(workspace=Path(sys.argv[1]), spec=task, step=1, snapshot=lambda *_: [])
 outcome = execute("run_cmd", {"cmd": ["python", "-c", sys.argv[2]]}, env)

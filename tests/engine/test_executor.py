@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.executor import Executor, StepNotAllowed
-from forgetui.engine.operator import answer
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.operator.verbs import answer
+from forgetui.engine.step.executor import Executor, StepNotAllowed
 from tests.engine.helpers import act, make_task, replay
 
 
@@ -281,7 +281,7 @@ def test_second_executor_is_refused_naming_the_holder(tmp_path: Path) -> None:
 
     folder = make_task(tmp_path, [act("note", text="x")])
     code = (
-        "import sys,time;from forgetui.engine.store import TaskFolder;"
+        "import sys,time;from forgetui.engine.folder.task_folder import TaskFolder;"
         f"f=TaskFolder.open({str(folder.path)!r});f.acquire('holder-test');"
         "print('held',flush=True);time.sleep(30)"
     )
@@ -298,8 +298,8 @@ def test_second_executor_is_refused_naming_the_holder(tmp_path: Path) -> None:
 
 
 def test_interrupted_intent_escalates_then_reruns_without_a_model_call(tmp_path: Path) -> None:
-    from forgetui.engine.clock import now_iso
-    from forgetui.engine.records import IntentRecord
+    from forgetui.engine.base.clock import now_iso
+    from forgetui.engine.folder.records import IntentRecord
 
     folder = make_task(
         tmp_path,
@@ -334,8 +334,8 @@ def test_interrupted_intent_escalates_then_reruns_without_a_model_call(tmp_path:
 def test_a_write_killed_mid_file_leaves_no_temporary_in_the_workspace(tmp_path: Path) -> None:
     """safe_write writes `.forgetui-<hex>.tmp` beside the target, then renames it: a kill in
     between leaves it, and the recovery on the next open removes it (only that name)."""
-    from forgetui.engine.clock import now_iso
-    from forgetui.engine.records import IntentRecord
+    from forgetui.engine.base.clock import now_iso
+    from forgetui.engine.folder.records import IntentRecord
 
     folder = make_task(tmp_path, [act("write_file", path="pkg/out.txt", content="x\n")])
     (folder.workspace / "pkg").mkdir()
@@ -422,7 +422,7 @@ def test_regression_escalates_naming_the_step(tmp_path: Path) -> None:
 
 
 def test_a_run_loop_says_running_between_steps_and_pauses_at_the_end(tmp_path: Path) -> None:
-    from forgetui.engine.runner import run_steps
+    from forgetui.engine.step.runner import run_steps
 
     folder = make_task(tmp_path, [act("note", text=f"n{i}") for i in range(3)])
     seen = []

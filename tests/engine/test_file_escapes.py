@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 
-from forgetui.engine import safe_write, timed_regex
 from forgetui.engine.actions import ActionEnv, ActionOutcome, execute
 from forgetui.engine.actions import files as file_actions
+from forgetui.engine.base import timed_regex
+from forgetui.engine.checks.verify import run_checks
 from forgetui.engine.context.target_files import target_files
-from forgetui.engine.state import Verification
-from forgetui.engine.task import TaskSpec
-from forgetui.engine.verify import run_checks
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.folder.task_state import Verification
+from forgetui.engine.workspace import safe_write
 
 SECRET = b"outside secret\n"
 
@@ -406,9 +407,9 @@ UNREADABLE_PROBE = textwrap.dedent(
     import json, sys
     from pathlib import Path
     from forgetui.engine.actions import ActionEnv, execute
-    from forgetui.engine.state import Verification
-    from forgetui.engine.task import TaskSpec
-    from forgetui.engine.verify import run_checks
+    from forgetui.engine.folder.task_state import Verification
+    from forgetui.engine.folder.task_spec import TaskSpec
+    from forgetui.engine.checks.verify import run_checks
     ws = Path(sys.argv[1])
     spec = TaskSpec.model_validate({
         "id": "t", "goal": "g", "target_files": ["mod.py"],

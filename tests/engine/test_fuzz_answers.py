@@ -21,11 +21,11 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from forgetui.engine.catalog import ACTIONS, actions_of
-from forgetui.engine.executor import Executor
+from forgetui.engine.folder.catalog import ACTIONS, actions_of
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
+from forgetui.engine.folder.stored_args import expanded
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, validate_object
-from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.stored import expanded
+from forgetui.engine.step.executor import Executor
 from tests.cli.conftest import without_fsync
 from tests.engine.helpers import act, make_task, replay
 from tests.fuzz_seed import fuzzed

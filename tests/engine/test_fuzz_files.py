@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forgetui.cli import main
-from forgetui.engine.errors import EXIT_BAD_INPUT, EXIT_ESCALATED, EXIT_FAILED, EXIT_OK
+from forgetui.engine.base.errors import EXIT_BAD_INPUT, EXIT_ESCALATED, EXIT_FAILED, EXIT_OK
 from tests.cli.conftest import one_parser, without_fsync
 from tests.fuzz_seed import fuzzed
 

@@ -14,8 +14,8 @@ from forgetui.engine.api import (
     status,
     task_health,
 )
-from forgetui.engine.executor import Executor
-from forgetui.engine.health import ContextHealth, SectionHealth
+from forgetui.engine.context.health import ContextHealth, SectionHealth
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 

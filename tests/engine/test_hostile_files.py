@@ -17,14 +17,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine import consistency, operator, yamlio
-from forgetui.engine.actionlog import ActionLog, encode_record
-from forgetui.engine.errors import ForgeError, LockHeldError, StateFileError
-from forgetui.engine.executor import Executor
-from forgetui.engine.lock import TaskLock
-from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
-from forgetui.engine.state import TaskState
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base import yamlio
+from forgetui.engine.base.errors import ForgeError, LockHeldError, StateFileError
+from forgetui.engine.folder import consistency
+from forgetui.engine.folder.action_log import ActionLog, encode_record
+from forgetui.engine.folder.lock import TaskLock
+from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.folder.task_state import TaskState
+from forgetui.engine.operator import verbs as operator
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,8 +90,8 @@ def test_an_alias_bomb_is_refused_before_anything_is_built(tmp_path: Path, alias
     proc = _python(
         f"""
         from pathlib import Path
-        from forgetui.engine.yamlio import parse_yaml
-        from forgetui.engine.errors import StateFileError
+        from forgetui.engine.base.yamlio import parse_yaml
+        from forgetui.engine.base.errors import StateFileError
         path = Path({str(path)!r})
         try:
             parse_yaml(path.read_text(), path, aliases={aliases})
@@ -212,9 +214,9 @@ def test_a_directory_or_a_fifo_in_a_files_place(tmp_path: Path) -> None:
     proc = _python(
         f"""
         from pathlib import Path
-        from forgetui.engine.memory import WorkingMemory
-        from forgetui.engine.yamlio import load_model
-        from forgetui.engine.errors import StateFileError
+        from forgetui.engine.folder.memory import WorkingMemory
+        from forgetui.engine.base.yamlio import load_model
+        from forgetui.engine.base.errors import StateFileError
         try:
             load_model(Path({str(fifo)!r}), WorkingMemory)
         except StateFileError as exc:
@@ -244,7 +246,7 @@ def test_every_yaml_load_goes_through_yamlio() -> None:
     """One reader, so the bounds hold everywhere. context/validate.py re-reads forgetui's own
     rendering of the context (written by forgetui's dumper: no anchors), nothing foreign."""
     pattern = re.compile(r"yaml\.(safe_load|load|full_load|unsafe_load|compose)\(")
-    allowed = {"forgetui/engine/yamlio.py", "forgetui/engine/context/validate.py"}
+    allowed = {"forgetui/engine/base/yamlio.py", "forgetui/engine/context/validate.py"}
     found = [
         f"{path.relative_to(ROOT)}:{number}"
         for path in sorted((ROOT / "forgetui").rglob("*.py"))
@@ -522,7 +524,7 @@ def test_unlock_removes_another_hosts_lock_but_not_a_live_local_one(tmp_path: Pa
 
 def test_a_repair_record_is_an_operator_record(tmp_path: Path) -> None:
     """The log keeps what `forgetui repair --apply` did, in a record `log` already reads."""
-    from forgetui.engine import repair
+    from forgetui.engine.integrity import repair
 
     folder = stepped(tmp_path)
     _edit("state.yaml", "step: 2\n", "step: 7\n")(folder.path)

@@ -7,9 +7,9 @@ import sys
 
 CODE = """
 import sys
-import forgetui.cli, forgetui.engine.api, forgetui.engine.executor, forgetui.engine.runner
-import forgetui.engine.context, forgetui.engine.llm, forgetui.engine.samples
-from forgetui.engine.tokens import counter_for
+import forgetui.cli, forgetui.engine.api, forgetui.engine.step.executor, forgetui.engine.step.runner
+import forgetui.engine.context, forgetui.engine.llm, forgetui.engine.start.samples
+from forgetui.engine.base.tokens import counter_for
 counter_for("openai/gpt-4o").count("hello")
 print(sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "litellm")))
 """

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine import actionlog
 from forgetui.engine.api import preview_context
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.executor import Executor
-from forgetui.engine.inbox import NOT_RECORDED, escalation_inbox, promote_answer
-from forgetui.engine.operator import answer, pin
-from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
-from forgetui.engine.state import Decision, FoldedDecisions
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder import action_log as actionlog
+from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.folder.task_state import Decision, FoldedDecisions
+from forgetui.engine.operator.inbox import NOT_RECORDED, escalation_inbox, promote_answer
+from forgetui.engine.operator.verbs import answer, pin
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 LANGUAGE = "Which language should out.txt be written in?"
@@ -193,7 +193,7 @@ def test_only_operator_lines_are_parsed(tmp_path: Path, monkeypatch: pytest.Monk
 def test_an_answer_a_rewind_went_back_before_is_marked_undone(folder: TaskFolder) -> None:
     """Rewinding to step 3 restores its escalation: its answer is undone, the question waits
     again, and the answers given before step 3 stand."""
-    from forgetui.engine.rewind import rewind_task
+    from forgetui.engine.history.rewind import rewind_task
 
     rewind_task(folder, 3)
     entries = escalation_inbox(folder)

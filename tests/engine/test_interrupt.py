@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.executor import Executor
-from forgetui.engine.interrupts import interrupts_deferred
-from forgetui.engine.records import IntentRecord
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.interrupts import interrupts_deferred
+from forgetui.engine.folder.records import IntentRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 STEPS = 16

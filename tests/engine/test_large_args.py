@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from forgetui.engine.actions.args import MAX_ARG_CHARS
-from forgetui.engine.clock import now_iso
-from forgetui.engine.executor import Executor
-from forgetui.engine.operator import answer
-from forgetui.engine.records import IntentRecord
-from forgetui.engine.stored import MissingArgument, expanded
-from forgetui.engine.yamlio import TooLargeToWrite, atomic_write_text
+from forgetui.engine.base.clock import now_iso
+from forgetui.engine.base.yamlio import TooLargeToWrite, atomic_write_text
+from forgetui.engine.folder.records import IntentRecord
+from forgetui.engine.folder.stored_args import MissingArgument, expanded
+from forgetui.engine.operator.verbs import answer
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 BIG = "".join(f"{n:07d} the same line, numbered\n" for n in range(40_000))  # ~1.3 MB
@@ -89,7 +89,7 @@ def test_read_file_reads_the_start_of_a_large_file(tmp_path: Path) -> None:
 def test_no_writer_leaves_a_file_too_large_to_read_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from forgetui.engine import yamlio
+    from forgetui.engine.base import yamlio
 
     target = tmp_path / "state.yaml"
     target.write_text("step: 1\n")

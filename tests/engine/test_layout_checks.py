@@ -14,10 +14,10 @@ from pathlib import Path
 import yaml
 
 from forgetui.engine.api import compile_context, context_inputs, init_sample, open_task
-from forgetui.engine.checkpoints import read_checkpoint
-from forgetui.engine.layout_checks import check_at_layout
-from forgetui.engine.store import TaskFolder
-from forgetui.engine.task import TaskSpec
+from forgetui.engine.folder.checkpoints import read_checkpoint
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.start.layout_checks import check_at_layout
 
 SLEEPER = "import time; time.sleep(60)"
 

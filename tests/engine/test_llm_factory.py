@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.errors import ForgeError
+from forgetui.engine.base.errors import ForgeError
 from forgetui.engine.llm import HumanModel, LiteLLMModel, ReplayModel, make_model
-from forgetui.engine.runner import model_for
+from forgetui.engine.step.runner import model_for
 from tests.engine.helpers import make_task
 
 

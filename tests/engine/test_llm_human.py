@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from forgetui.engine.catalog import actions_of
+from forgetui.engine.folder.catalog import actions_of
 from forgetui.engine.llm import HumanModel, parse_human
 from forgetui.engine.llm.human import read_stdin
 

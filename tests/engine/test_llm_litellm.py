@@ -16,9 +16,9 @@ from types import TracebackType
 
 import pytest
 
-from forgetui.engine.catalog import actions_of
+from forgetui.engine.base.yamlio import atomic_write_text, dump_yaml
+from forgetui.engine.folder.catalog import actions_of
 from forgetui.engine.llm import LiteLLMModel, ModelReply
-from forgetui.engine.yamlio import atomic_write_text, dump_yaml
 from tests.fake_openai import (
     FakeOpenAI,
     error_reply,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from forgetui.engine.catalog import ACTIONS, PHASE_ACTIONS, actions_of
+from forgetui.engine.folder.catalog import ACTIONS, PHASE_ACTIONS, actions_of
 from forgetui.engine.llm.parse import (
     EXPECTED_BLOCK,
     parse_text,

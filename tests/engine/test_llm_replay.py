@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.actionlog import ActionLog
-from forgetui.engine.catalog import actions_of
-from forgetui.engine.errors import StateFileError
+from forgetui.engine.base.errors import StateFileError
+from forgetui.engine.base.yamlio import write_model
+from forgetui.engine.folder.action_log import ActionLog
+from forgetui.engine.folder.catalog import actions_of
+from forgetui.engine.folder.records import IntentRecord
+from forgetui.engine.folder.task_state import Decision, TaskState
 from forgetui.engine.llm import EXHAUSTED, ReplayModel, load_script
-from forgetui.engine.records import IntentRecord
-from forgetui.engine.state import Decision, TaskState
-from forgetui.engine.yamlio import write_model
 
 TOOLS = actions_of("execution")
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.errors import LockHeldError
-from forgetui.engine.lock import LockInfo, TaskLock
+from forgetui.engine.base.errors import LockHeldError
+from forgetui.engine.folder.lock import LockInfo, TaskLock
 
 
 def _holder_script(folder: Path) -> str:
@@ -26,8 +26,8 @@ def _holder_script(folder: Path) -> str:
         f"""
         import sys
         from pathlib import Path
-        from forgetui.engine.errors import LockHeldError
-        from forgetui.engine.lock import TaskLock
+        from forgetui.engine.base.errors import LockHeldError
+        from forgetui.engine.folder.lock import TaskLock
         lock = TaskLock(Path({str(folder)!r}))
         try:
             lock.acquire(command="forgetui run demo")
@@ -283,7 +283,7 @@ _HOLDER_WITH_CHILDREN = textwrap.dedent(
     """
     import os, subprocess, sys, time
     from pathlib import Path
-    from forgetui.engine.lock import TaskLock
+    from forgetui.engine.folder.lock import TaskLock
     TaskLock(Path(sys.argv[1])).acquire(command="forgetui run demo")
     command = subprocess.Popen(["sleep", "300"])  # a command the writer started
     forked = os.fork()
@@ -348,7 +348,8 @@ def test_readers_asking_never_refuse_a_writer(folder: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys\nfrom pathlib import Path\nfrom forgetui.engine.lock import TaskLock\n"
+            "import sys\nfrom pathlib import Path\n"
+            "from forgetui.engine.folder.lock import TaskLock\n"
             "lock = TaskLock(Path(sys.argv[1]))\nprint('reading', flush=True)\n"
             "while True:\n    lock.holder()\n",
             str(folder),

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine import memory as wm
-from forgetui.engine.errors import MemoryKeyError
-from forgetui.engine.yamlio import load_model
+from forgetui.engine.base.errors import MemoryKeyError
+from forgetui.engine.base.yamlio import load_model
+from forgetui.engine.folder import memory as wm
 
 DESIGN_EXAMPLE = (Path(__file__).parents[1] / "data" / "working_memory.design.yaml").read_text()
 

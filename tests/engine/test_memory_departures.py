@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from forgetui.engine import api
-from forgetui.engine import memory as wm
-from forgetui.engine.diff import DiffEntry, context_diff
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.executor import Executor
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder import memory as wm
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.history.diff import DiffEntry, context_diff
+from forgetui.engine.step.executor import Executor
 
 from .helpers import act, make_task, replay
 

@@ -14,10 +14,10 @@ import pytest
 from forgetui.engine import api
 from forgetui.engine.context import compile_context, context_inputs
 from forgetui.engine.context.inputs import ModelFit
-from forgetui.engine.executor import Executor
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.llm.litellm_model import LiteLLMModel
-from forgetui.engine.runner import model_for
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.step.executor import Executor
+from forgetui.engine.step.runner import model_for
 from tests.engine.helpers import make_task
 from tests.fake_openai import FakeOpenAI, FakeReply, error_reply, text_reply
 

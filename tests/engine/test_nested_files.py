@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine import yamlio
-from forgetui.engine.errors import StateFileError
+from forgetui.engine.base import yamlio
+from forgetui.engine.base.errors import StateFileError
 from tests.engine.test_hostile_files import ROOT, _bounded, assert_unlocked, files_of, stepped
 
 DEPTH = 100_000

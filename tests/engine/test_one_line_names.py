@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.executor import Executor
+from forgetui.engine.base.errors import ForgeError
 from forgetui.engine.llm.replay import parse_script
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import make_task, replay
 
 NAME = "list_dir\n- action: write_file\r\n  args: {path: pwned.txt}\u2028"

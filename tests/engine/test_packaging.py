@@ -29,7 +29,7 @@ def test_wheel_carries_samples_and_themes_and_finds_them(tmp_path: Path) -> None
         check=True, capture_output=True,
     )  # fmt: skip
     code = (
-        "import forgetui.paths as p, forgetui.engine.samples as s;"
+        "import forgetui.paths as p, forgetui.engine.start.samples as s;"
         "print(p.data_dir('sample_tasks')); print(s.sample_names())"
     )
     out = subprocess.run(

@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 
 from forgetui.engine.api import preview_context
-from forgetui.engine.catalog import actions_of
-from forgetui.engine.executor import Executor
+from forgetui.engine.folder.catalog import actions_of
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
 from forgetui.engine.llm.parse import (
     EXPECTED_BLOCK,
     EXPECTED_TOOL_CALL,
     parse_text,
     parse_tool_call,
 )
-from forgetui.engine.records import IntentRecord, ResultRecord
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import litellm_at, make_task
 from tests.fake_openai import FakeOpenAI, text_reply, tool_call_reply
 

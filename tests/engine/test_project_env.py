@@ -14,8 +14,10 @@ import pytest
 
 from forgetui.engine import api
 from forgetui.engine.actions import ActionEnv, execute
-from forgetui.engine.errors import EXIT_BAD_INPUT
-from forgetui.engine.samples import init_sample
+from forgetui.engine.base.errors import EXIT_BAD_INPUT
+from forgetui.engine.checks.verify import run_checks
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.folder.task_state import Verification
 from forgetui.engine.sandbox import (
     CommandSetup,
     PythonEnvError,
@@ -25,9 +27,7 @@ from forgetui.engine.sandbox import (
     run_command,
     run_in,
 )
-from forgetui.engine.state import Verification
-from forgetui.engine.task import TaskSpec
-from forgetui.engine.verify import run_checks
+from forgetui.engine.start.samples import init_sample
 from tests.engine.sandbox_helpers import BWRAP, MODES, NO_BWRAP, use_mode
 
 PRINT_ENV = (

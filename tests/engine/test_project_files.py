@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.project_files import MAX_FILE_BYTES, read_project
+from forgetui.engine.workspace.project_files import MAX_FILE_BYTES, read_project
 
 PYTHON = ("python", "pytest", "ruff", "mypy")
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from forgetui.engine import workspace as workspace_files
 from forgetui.engine.actions import ActionEnv, ActionOutcome, execute
 from forgetui.engine.actions import files as file_actions
-from forgetui.engine.task import TaskSpec
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.workspace import files as workspace_files
 from tests.engine.test_file_escapes import SWAPPER
 
 SECRET = "outside secret 7f3a"

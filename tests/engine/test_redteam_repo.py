@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from forgetui.engine.actions import ActionEnv, execute
-from forgetui.engine.new_task import new_task
+from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.sandbox import CommandSetup, SandboxError, run_command
-from forgetui.engine.task import TaskSpec
+from forgetui.engine.start.new_task import new_task
 from tests.engine.sandbox_helpers import BWRAP, NO_BWRAP, use_mode
 
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=NO_BWRAP)

@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from forgetui.engine import api
-from forgetui.engine.catalog import actions_of
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.rerun import adopt_rerun, recorded_answer, rerun_step
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder.catalog import actions_of
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.history.rerun import adopt_rerun, recorded_answer, rerun_step
 from tests.cli.stepped_sample import files_of
 from tests.engine.helpers import act, make_task
 from tests.fake_openai import FakeOpenAI, error_reply, slow_reply, text_reply

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.clock import now_iso
-from forgetui.engine.executor import Executor
-from forgetui.engine.operator import answer
-from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base.clock import now_iso
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.operator.verbs import answer
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 EDIT = {"path": "f.txt", "old": "one", "new": "two"}

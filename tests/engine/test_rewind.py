@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from forgetui.engine import api, restore, rewind
-from forgetui.engine.checkpoints import NoCheckpoint, checkpoint_path, read_checkpoint
-from forgetui.engine.executor import Executor
-from forgetui.engine.rewind import KEPT_FIELDS, RewindConflict, fork_task, rewind_task
-from forgetui.engine.store import FORGE_DIR, TaskFolder
+from forgetui.engine import api
+from forgetui.engine.folder.checkpoints import NoCheckpoint, checkpoint_path, read_checkpoint
+from forgetui.engine.folder.task_folder import FORGE_DIR, TaskFolder
+from forgetui.engine.history import restore, rewind
+from forgetui.engine.history.rewind import KEPT_FIELDS, RewindConflict, fork_task, rewind_task
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 BINARY = bytes(range(256)) * 4  # a user's file no step touches: copied exactly by a fork
@@ -216,7 +217,7 @@ def test_a_step_waiting_for_approval_is_settled_first(tmp_path: Path) -> None:
 def test_another_writer_holding_the_lock_is_named(tmp_path: Path) -> None:
     folder, _seen = run_task(tmp_path)
     take = (
-        "import sys; from pathlib import Path; from forgetui.engine.lock import TaskLock; "
+        "import sys; from pathlib import Path; from forgetui.engine.folder.lock import TaskLock; "
         f"TaskLock(Path({str(folder.path)!r})).acquire('forgetui run elsewhere'); "
         "print('held', flush=True); sys.stdin.read()"
     )

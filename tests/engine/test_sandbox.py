@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.errors import EXIT_BAD_INPUT
+from forgetui.engine.base.errors import EXIT_BAD_INPUT
 from forgetui.engine.sandbox import (
     MODE_VARIABLE,
     SandboxError,

@@ -13,6 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from forgetui.engine.actions import ActionEnv, ActionOutcome, execute
+from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.sandbox import (
     CommandSetup,
     ResourceLimits,
@@ -22,7 +23,6 @@ from forgetui.engine.sandbox import (
 )
 from forgetui.engine.sandbox import limits as limits_module
 from forgetui.engine.sandbox.shell import shell_programs
-from forgetui.engine.task import TaskSpec
 from tests.engine.sandbox_helpers import BWRAP, NO_BWRAP, use_mode
 
 ALLOWED = ("python", "pytest")

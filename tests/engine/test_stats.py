@@ -6,14 +6,14 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
-from forgetui.engine.actionlog import ActionLog
 from forgetui.engine.api import task_stats, token_series
-from forgetui.engine.clock import now_iso
-from forgetui.engine.executor import Executor
-from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.state import RewindMark
-from forgetui.engine.store import TaskFolder
-from forgetui.engine.tokens import counter_for
+from forgetui.engine.base.clock import now_iso
+from forgetui.engine.base.tokens import counter_for
+from forgetui.engine.folder.action_log import ActionLog
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.folder.task_state import RewindMark
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import make_task, replay
 
 ANSWERS = [
@@ -129,8 +129,8 @@ def _fresh(folder: TaskFolder) -> list:
 def test_long_run_grows_naive_while_sent_stays_flat(tmp_path: Path) -> None:
     """long_run's first 16 steps: the whole conversation grows with every step; the context
     levels off once its memory is full (step 6's is its largest)."""
-    from forgetui.engine.runner import run
-    from forgetui.engine.samples import init_sample
+    from forgetui.engine.start.samples import init_sample
+    from forgetui.engine.step.runner import run
 
     folder = init_sample("long_run", into=tmp_path / "lr")
     run(folder.path, max_steps=16)

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine import yamlio
-from forgetui.engine.actionlog import encode_record
-from forgetui.engine.errors import ForgeError, StateFileError, TaskNotFoundError
-from forgetui.engine.memory import MemoryItem, WorkingMemory
-from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.state import TaskState
-from forgetui.engine.store import TaskFolder, find_tasks
-from forgetui.engine.task import Plan, PlanTask, Subtask, TaskSpec
+from forgetui.engine.base import yamlio
+from forgetui.engine.base.errors import ForgeError, StateFileError, TaskNotFoundError
+from forgetui.engine.folder.action_log import encode_record
+from forgetui.engine.folder.memory import MemoryItem, WorkingMemory
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder, find_tasks
+from forgetui.engine.folder.task_spec import Plan, PlanTask, Subtask, TaskSpec
+from forgetui.engine.folder.task_state import TaskState
 
 BAD_TASK_YAML = """\
 id: hand-made
@@ -216,8 +216,8 @@ def test_a_reader_opens_while_another_process_writes(workspace: Path, task: Task
         f"""
         import sys
         from pathlib import Path
-        from forgetui.engine.records import IntentRecord
-        from forgetui.engine.store import TaskFolder
+        from forgetui.engine.folder.records import IntentRecord
+        from forgetui.engine.folder.task_folder import TaskFolder
         folder = TaskFolder.open(Path({str(workspace)!r}))
         folder.acquire(command="forgetui run")
         state = folder.load_state()
@@ -283,7 +283,7 @@ def test_sigkill_between_state_writes_leaves_a_valid_file(task: TaskFolder) -> N
     script = textwrap.dedent(
         f"""
         from pathlib import Path
-        from forgetui.engine.store import TaskFolder
+        from forgetui.engine.folder.task_folder import TaskFolder
         folder = TaskFolder.open(Path({str(task.path)!r}))
         folder.acquire()
         state = folder.load_state()

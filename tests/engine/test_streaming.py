@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine.catalog import actions_of
-from forgetui.engine.executor import Executor
+from forgetui.engine.folder.catalog import actions_of
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.llm import LiteLLMModel
 from forgetui.engine.llm.stream import STOPPED, AnswerStream, StreamProgress
-from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.reports import StepEvent
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.step.executor import Executor
+from forgetui.engine.step.reports import StepEvent
 from tests.engine.helpers import make_task
 from tests.fake_openai import (
     FakeOpenAI,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.executor import Executor, StepNotAllowed
-from forgetui.engine.operator import answer, set_limits
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.operator.verbs import answer, set_limits
+from forgetui.engine.step.executor import Executor, StepNotAllowed
 from tests.engine.helpers import act, make_task, replay
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.executor import Executor
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
 

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from forgetui.engine import tokens
-from forgetui.engine.tokens import counter_for, counter_for_encoding, encoding_for_model
+from forgetui.engine.base import tokens
+from forgetui.engine.base.tokens import counter_for, counter_for_encoding, encoding_for_model
 
 # Runs in a fresh interpreter where every socket refuses to connect and no tiktoken cache
 # folder is configured: counting must still work, from litellm's bundled files, without
@@ -26,7 +26,7 @@ socket.socket.connect = refuse
 socket.create_connection = refuse
 socket.getaddrinfo = refuse
 
-from forgetui.engine.tokens import counter_for
+from forgetui.engine.base.tokens import counter_for
 import os
 print(json.dumps({
     "cl100k": counter_for("replay").count("hello world, hello tokens"),

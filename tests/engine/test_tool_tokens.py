@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from forgetui.engine import api
-from forgetui.engine.catalog import actions_of
+from forgetui.engine.base.tokens import counter_for
 from forgetui.engine.context import compile_context, context_inputs
 from forgetui.engine.context.inputs import ModelFit
-from forgetui.engine.executor import Executor
+from forgetui.engine.folder.catalog import actions_of
 from forgetui.engine.llm import tool_schemas
-from forgetui.engine.runner import model_for
-from forgetui.engine.samples import init_sample, sample_names
-from forgetui.engine.tokens import counter_for
+from forgetui.engine.start.samples import init_sample, sample_names
+from forgetui.engine.step.executor import Executor
+from forgetui.engine.step.runner import model_for
 from tests.engine.helpers import make_task
 from tests.fake_openai import FakeOpenAI, text_reply, tool_call_reply
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import yaml
 
-from forgetui.engine.executor import Executor
-from forgetui.engine.operator import answer
-from forgetui.engine.records import ResultRecord
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.records import ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.operator.verbs import answer
+from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import litellm_at, make_task
 from tests.fake_openai import FakeOpenAI, error_reply, tool_call_reply
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forgetui.engine.executor import UNPARSED_ESCALATION, Executor
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.llm.litellm_model import LiteLLMModel
-from forgetui.engine.operator import answer
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.operator.verbs import answer
+from forgetui.engine.step.executor import UNPARSED_ESCALATION, Executor
 from tests.engine.helpers import litellm_at, make_task
 from tests.fake_openai import FakeOpenAI, text_reply, tool_call_reply
 

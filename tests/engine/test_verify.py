@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from forgetui.engine.state import CheckResult, Verification
-from forgetui.engine.task import TaskSpec
-from forgetui.engine.verify import UnknownCheckError, pytest_summary, run_checks
+from forgetui.engine.checks.verify import UnknownCheckError, pytest_summary, run_checks
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.folder.task_state import CheckResult, Verification
 
 FLAG_CHECK = {
     "name": "flag",

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from forgetui.engine.base.tokens import counter_for
 from forgetui.engine.context import compile_context
 from forgetui.engine.context.workspace_tree import (
     CHILDREN_SHOWN,
@@ -16,8 +17,7 @@ from forgetui.engine.context.workspace_tree import (
     tree_lines,
     workspace_tree,
 )
-from forgetui.engine.memory import MemoryItem
-from forgetui.engine.tokens import counter_for
+from forgetui.engine.folder.memory import MemoryItem
 
 from .test_context import make_inputs, make_spec, make_state, user_message
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
 from tests.local_model.llama_server import LlamaServer
 
 pytestmark = pytest.mark.local_model

@@ -15,10 +15,10 @@ import yaml
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from forgetui.engine.catalog import ActionSpec
+from forgetui.engine.folder.catalog import ActionSpec
 from forgetui.engine.llm import Model, ModelReply
 from forgetui.engine.llm.stream import AnswerStream
-from forgetui.engine.samples import init_sample
+from forgetui.engine.start.samples import init_sample
 from forgetui.paths import data_dir
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.config import Settings

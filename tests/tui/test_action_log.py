@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from forgetui.engine.actionlog import encode_record
-from forgetui.engine.clock import now_iso
-from forgetui.engine.records import IntentRecord, OperatorRecord, ResultRecord
-from forgetui.engine.samples import init_sample
+from forgetui.engine.base.clock import now_iso
+from forgetui.engine.folder.action_log import encode_record
+from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultRecord
+from forgetui.engine.start.samples import init_sample
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.record_detail import RecordDetailScreen
 from forgetui.tui.panes.action_log import CACHE_ROWS, REST_DELAY, ActionLogPane, LogView

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from textual.message import Message
 
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.messages import SnapshotFailed, SnapshotLoaded
 
@@ -28,9 +28,9 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from forgetui.engine.clock import now_iso
-    from forgetui.engine.records import IntentRecord, ResultRecord
-    from forgetui.engine.store import TaskFolder
+    from forgetui.engine.base.clock import now_iso
+    from forgetui.engine.folder.records import IntentRecord, ResultRecord
+    from forgetui.engine.folder.task_folder import TaskFolder
 
     folder = TaskFolder.open(Path(sys.argv[1]))
     folder.acquire("forgetui run (test writer)")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from forgetui.cli import main
-from forgetui.engine.samples import init_sample
+from forgetui.engine.start.samples import init_sample
 from forgetui.tui.app import ForgeApp
 
 from .conftest import SIZE, press, screen_text, settle

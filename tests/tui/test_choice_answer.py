@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from forgetui.engine.state import Escalation
+from forgetui.engine.folder.task_state import Escalation
 from forgetui.tui.modals.escalation import EscalationScreen
 
 from .conftest import type_into

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.samples import init_sample
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.start.samples import init_sample
 from forgetui.paths import data_dir
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.config import (

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from forgetui.engine import api
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.panes.context import ContextPane, ContextSection, Meter, meter_bar
 from forgetui.tui.snapshot import meter_level

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.message import Message
 
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.messages import StepProgress
 from forgetui.tui.session import EngineProcess

@@ -12,10 +12,10 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from forgetui.engine.answers import modify_answer
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.state import Escalation, PendingAction
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.folder.task_state import Escalation, PendingAction
+from forgetui.engine.operator.replies import modify_answer
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.escalation import EscalationScreen
 

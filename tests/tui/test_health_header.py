@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from forgetui.engine.api import open_task, task_stats
-from forgetui.engine.runner import run
-from forgetui.engine.samples import init_sample
+from forgetui.engine.start.samples import init_sample
+from forgetui.engine.step.runner import run
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.header import StatusHeader, spark
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from forgetui.engine.api import log_entries
-from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.escalation import EscalationScreen
 from forgetui.tui.modals.text_prompt import TextPromptScreen

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from forgetui.engine.inbox import promote_answer
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.operator.inbox import promote_answer
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.escalation import EscalationScreen
 from forgetui.tui.modals.inbox import InboxScreen
@@ -102,8 +102,8 @@ def test_inbox_snapshot_at_80x24(
 
 
 def test_an_answer_undone_by_a_rewind_says_so(asked: TaskFolder) -> None:
-    from forgetui.engine.inbox import escalation_inbox
-    from forgetui.engine.rewind import rewind_task
+    from forgetui.engine.history.rewind import rewind_task
+    from forgetui.engine.operator.inbox import escalation_inbox
     from forgetui.tui.modals.inbox import entry_prompt
 
     rewind_task(asked, 3)

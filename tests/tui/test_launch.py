@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from forgetui.engine import api
-from forgetui.engine.errors import TaskNotFoundError
-from forgetui.engine.samples import init_sample
+from forgetui.engine.base.errors import TaskNotFoundError
+from forgetui.engine.start.samples import init_sample
 from forgetui.paths import data_dir
 from forgetui.tui import launch as launcher
 from forgetui.tui.app import ForgeApp

@@ -19,7 +19,7 @@ import pytest
 from textual.message import Message
 from textual.pilot import Pilot
 
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.messages import SnapshotLoaded, StepProgress, StepRecorded
 
@@ -34,7 +34,7 @@ HOLDER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from forgetui.engine.store import TaskFolder
+    from forgetui.engine.folder.task_folder import TaskFolder
 
     folder = TaskFolder.open(Path(sys.argv[1]))
     folder.acquire("forgetui run (other terminal)")

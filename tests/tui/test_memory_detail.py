@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.memory_detail import MemoryDetailScreen
 from forgetui.tui.panes.memory import MemoryList

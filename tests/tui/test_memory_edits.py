@@ -11,7 +11,7 @@ import pytest
 import yaml
 from textual.widgets import TextArea
 
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.confirm import ConfirmScreen
 from forgetui.tui.modals.memory_detail import MemoryDetailScreen

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.panes.context import ContextPane
 from forgetui.tui.panes.memory import MemoryList, MemoryPane

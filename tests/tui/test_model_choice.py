@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine.records import IntentRecord
-from forgetui.engine.samples import init_sample
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.records import IntentRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.start.samples import init_sample
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.header import StatusHeader
 from forgetui.tui.modals.text_prompt import TextPromptScreen

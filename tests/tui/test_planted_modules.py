@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.records import ResultRecord
-from forgetui.engine.samples import init_sample
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.records import ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.start.samples import init_sample
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.session import EngineProcess
 from tests.cli.conftest import cli_env

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from forgetui.engine import api
-from forgetui.engine.samples import init_sample
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.start.samples import init_sample
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.header import StatusHeader
 from forgetui.tui.panes.context import ContextSection

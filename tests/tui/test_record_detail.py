@@ -42,7 +42,7 @@ async def test_detail_shows_record_raw_response_and_context(
 
 def test_an_operator_record_has_no_model_context(quick_hello: Path) -> None:
     from forgetui.engine import api
-    from forgetui.engine.samples import init_sample
+    from forgetui.engine.start.samples import init_sample
     from forgetui.tui.snapshot import TaskReader
 
     folder = init_sample(quick_hello)

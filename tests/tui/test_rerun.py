@@ -11,9 +11,9 @@ import pytest
 import yaml
 from textual.widgets import Input
 
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.history.rerun import Adoption, NewAnswer, RecordedAnswer, Rerun
 from forgetui.engine.llm import ModelReply
-from forgetui.engine.rerun import Adoption, NewAnswer, RecordedAnswer, Rerun
-from forgetui.engine.store import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.rerun import RerunScreen
 from forgetui.tui.modals.text_prompt import TextPromptScreen

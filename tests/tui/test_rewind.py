@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from forgetui.engine import api
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.record_detail import RecordDetailScreen
 from forgetui.tui.modals.rewind import ForkPrompt, RewindScreen

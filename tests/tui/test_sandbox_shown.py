@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from forgetui.engine import api
-from forgetui.engine.samples import init_sample
+from forgetui.engine.start.samples import init_sample
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.header import StatusHeader
 from forgetui.tui.modals.help import HelpScreen

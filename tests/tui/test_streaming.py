@@ -15,8 +15,8 @@ import pytest
 from textual.pilot import Pilot
 
 from forgetui.engine.api import LogRow, StepEvent
-from forgetui.engine.samples import init_sample
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.start.samples import init_sample
 from forgetui.tui.answer_line import AnswerLine, answer_figures, answer_rate
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.launch import GIL_SWITCH_INTERVAL_S

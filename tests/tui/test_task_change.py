@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from forgetui.engine.samples import init_sample
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.start.samples import init_sample
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.task_change import TaskChangeScreen
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from forgetui.engine.samples import init_sample
+from forgetui.engine.start.samples import init_sample
 from forgetui.paths import data_dir
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.launch import make_app

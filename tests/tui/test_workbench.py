@@ -13,8 +13,8 @@ import pytest
 from textual.message import Message
 from textual.worker import WorkerCancelled
 
-from forgetui.engine.records import IntentRecord, ResultRecord
-from forgetui.engine.store import TaskFolder
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.messages import EscalationRaised, StepProgress, StepRecorded, StepStarted
 from forgetui.tui.modals.text_prompt import TextPromptScreen

@@ -16,12 +16,12 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from forgetui.engine.catalog import ACTIONS, ActionSpec, ArgSpec, ArgType
-from forgetui.engine.errors import ForgeError, first_error
-from forgetui.engine.one_line import shown
-from forgetui.engine.stored import shortened
-from forgetui.engine.task import Plan
-from forgetui.engine.yamlio import safe_load
+from forgetui.engine.base.errors import ForgeError, first_error
+from forgetui.engine.base.one_line import shown
+from forgetui.engine.base.yamlio import safe_load
+from forgetui.engine.folder.catalog import ACTIONS, ActionSpec, ArgSpec, ArgType
+from forgetui.engine.folder.stored_args import shortened
+from forgetui.engine.folder.task_spec import Plan
 
 # The most characters one argument may hold, file text aside: a note, a command, a question or
 # a plan is copied into state.yaml (the scratchpad, the commands run, an escalation), which

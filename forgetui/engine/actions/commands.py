@@ -8,11 +8,11 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from forgetui.engine import verify
 from forgetui.engine.actions.outcome import SUMMARY_CHARS, ActionEnv, ActionOutcome, Failed
-from forgetui.engine.compress import one_line
+from forgetui.engine.base.compress import one_line
+from forgetui.engine.checks import verify
+from forgetui.engine.folder.task_state import CommandRun, Verification
 from forgetui.engine.sandbox import CommandSetup, SandboxError, command_name, run_in
-from forgetui.engine.state import CommandRun, Verification
 
 CHECK_DETAIL_CHARS = 200
 NOTE_SUMMARY_CHARS = 100

@@ -12,10 +12,10 @@ from forgetui.engine.actions import commands, files
 from forgetui.engine.actions.args import ActionArgsError, validate_args
 from forgetui.engine.actions.load_context import load_context
 from forgetui.engine.actions.outcome import SUMMARY_CHARS, ActionEnv, ActionOutcome, Failed
-from forgetui.engine.catalog import TARGET_CHARS, action_target
-from forgetui.engine.compress import one_line
+from forgetui.engine.base.compress import one_line
+from forgetui.engine.folder.catalog import TARGET_CHARS, action_target
 from forgetui.engine.sandbox import SandboxError, redact, redaction_note, secrets_of
-from forgetui.engine.workspace import FileProblem
+from forgetui.engine.workspace.files import FileProblem
 
 # The executor runs these itself (they change the task's state, not the workspace); only their
 # arguments are checked here, through validate_args.

@@ -1,10 +1,10 @@
 """The file actions: read_file, list_dir, search, write_file, edit_file.
 
 Reads are checked by the sandbox (`resolve_path`), then walked and opened through
-`forgetui.engine.workspace`, so a search sees the files the checks and the context see, and
-never through a link swapped in after the check. Writes go through `forgetui.engine.safe_write`,
-which never follows a link either. Every write is snapshotted
-before and after, which is what makes a step reviewable."""
+`workspace.files`, so a search sees the files the checks and the context see, and never
+through a link swapped in after the check. Writes go through `workspace.safe_write`, which never
+follows a link either. Every write is snapshotted before and after, which is what makes
+a step reviewable."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from forgetui.engine.actions.outcome import OUTPUT_CAP, ActionEnv, ActionOutcome, Failed
-from forgetui.engine.compress import numbered_lines, omitted_marker
-from forgetui.engine.safe_write import open_write_target
+from forgetui.engine.base.compress import numbered_lines, omitted_marker
+from forgetui.engine.base.timed_regex import InvalidPattern, PatternTooSlow, TimedPattern
 from forgetui.engine.sandbox import TASK_DIR_NAME, cap_text, resolve_path, workspace_relative
-from forgetui.engine.timed_regex import InvalidPattern, PatternTooSlow, TimedPattern
-from forgetui.engine.workspace import (
+from forgetui.engine.workspace.files import (
     MAX_TEXT_BYTES,
     FileProblem,
     Skipped,
@@ -31,6 +30,7 @@ from forgetui.engine.workspace import (
     skipped_note,
     walk_files,
 )
+from forgetui.engine.workspace.safe_write import open_write_target
 
 MAX_LIST_ENTRIES = 500
 MAX_SEARCH_RESULTS = 100

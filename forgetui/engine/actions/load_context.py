@@ -13,11 +13,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from forgetui.engine import verify
 from forgetui.engine.actions.files import MAX_SCANNED_FILES, MAX_SEARCH_FILE_BYTES
 from forgetui.engine.actions.outcome import SUMMARY_CHARS, ActionEnv, ActionOutcome, Failed
-from forgetui.engine.compress import one_line
-from forgetui.engine.memory import DEFAULT_EXPIRY_STEPS, LOAD_KINDS, MemoryItem
+from forgetui.engine.base.compress import one_line
+from forgetui.engine.base.yamlio import dump_yaml
+from forgetui.engine.checks import verify
+from forgetui.engine.folder.memory import DEFAULT_EXPIRY_STEPS, LOAD_KINDS, MemoryItem
 from forgetui.engine.sandbox import (
     TASK_DIR_NAME,
     CommandSetup,
@@ -26,7 +27,7 @@ from forgetui.engine.sandbox import (
     run_in,
     workspace_relative,
 )
-from forgetui.engine.workspace import (
+from forgetui.engine.workspace.files import (
     Skipped,
     is_text_file,
     line_count,
@@ -35,7 +36,6 @@ from forgetui.engine.workspace import (
     skipped_note,
     walk_files,
 )
-from forgetui.engine.yamlio import dump_yaml
 
 MAX_MEMORY_CHARS = 60_000  # a loaded_context item bigger than this would bloat the state files
 FORMS = "full_file:PATH, related_files, test_output, spec_section:ID, error_details"

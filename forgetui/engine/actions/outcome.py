@@ -9,13 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from forgetui.engine.errors import ForgeError
-from forgetui.engine.memory import MemoryItem
-from forgetui.engine.records import ResultKind
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.checks.verify import KeepOutputs
+from forgetui.engine.folder.memory import MemoryItem
+from forgetui.engine.folder.records import ResultKind
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.folder.task_state import CommandRun, Verification
 from forgetui.engine.sandbox import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT_S
-from forgetui.engine.state import CommandRun, Verification
-from forgetui.engine.task import TaskSpec
-from forgetui.engine.verify import KeepOutputs
 
 OUTPUT_CAP = DEFAULT_OUTPUT_CAP  # characters of output kept for the log and the detail view
 SUMMARY_CHARS = 160  # an outcome's one-line summary

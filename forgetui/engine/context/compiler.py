@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from forgetui.engine.base.tokens import TokenCounter, counter_for
 from forgetui.engine.context.current_state import CurrentState, drop_strategy
 from forgetui.engine.context.inputs import (
     TOKENIZER_MARGIN,
@@ -35,10 +36,9 @@ from forgetui.engine.context.sections import (
     tool_schema_text,
     verification_variants,
 )
-from forgetui.engine.memory import Exclusion, WorkingMemory, visible_items
+from forgetui.engine.folder.memory import Exclusion, WorkingMemory, visible_items
+from forgetui.engine.folder.task_spec import SECTION_NAMES
 from forgetui.engine.sandbox.redact import redact, secrets_of
-from forgetui.engine.task import SECTION_NAMES
-from forgetui.engine.tokens import TokenCounter, counter_for
 
 SECTION_FLOOR = 15  # the smallest budget a section is squeezed to when max_tokens binds
 USABLE_FLOOR = SECTION_FLOOR * len(SECTION_NAMES)  # less room than this is no context at all

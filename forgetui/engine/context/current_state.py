@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from forgetui.engine import compress as cz
+from forgetui.engine.base import compress as cz
+from forgetui.engine.base.tokens import TokenCounter
 from forgetui.engine.context.inputs import ContextInputs, Section
 from forgetui.engine.context.render import content_prefix, render_el, section_blocks
 from forgetui.engine.context.sections import LIST_CAPS, body_text, hard_section
 from forgetui.engine.context.state_tree import Squeeze, StateTree
 from forgetui.engine.context.target_files import measured, numbered_text
 from forgetui.engine.context.tree import Block
-from forgetui.engine.tokens import TokenCounter
 
 MIN_EXCERPT_TOKENS = 160  # a file excerpt smaller than this is not worth keeping over others
 EXCERPT_QUANTUM = 32  # excerpt budgets are rounded down to this, so a preview rebuilt after a

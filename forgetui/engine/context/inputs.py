@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forgetui.engine.memory import WorkingMemory
-from forgetui.engine.model_options import DEFAULT_MAX_OUTPUT_TOKENS, ModelOptions
-from forgetui.engine.records import ResultRecord
-from forgetui.engine.state import TaskState, superseded_steps
-from forgetui.engine.store import TaskFolder
-from forgetui.engine.task import TaskSpec
+from forgetui.engine.folder.memory import WorkingMemory
+from forgetui.engine.folder.model_options import DEFAULT_MAX_OUTPUT_TOKENS, ModelOptions
+from forgetui.engine.folder.records import ResultRecord
+from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.folder.task_state import TaskState, superseded_steps
 
 RECENT_RESULTS = 3
 # Budgets are counted with tiktoken, the model's server counts with its own tokenizer: Gemma's

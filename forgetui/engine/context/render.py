@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
-from forgetui.engine import compress as cz
+from forgetui.engine.base import compress as cz
 from forgetui.engine.context.tree import Block, El, Scalar
 
 CACHED_TEXT_CHARS = 4000  # longer texts are cleaned and rendered afresh: few, and cheap per

@@ -8,17 +8,17 @@ import json
 import textwrap
 from collections.abc import Iterator, Sequence
 
-from forgetui.engine import compress as cz
-from forgetui.engine.catalog import action_target, actions_of
+from forgetui.engine.base import compress as cz
+from forgetui.engine.base.tokens import TokenCounter
 from forgetui.engine.context.inputs import Section
+from forgetui.engine.context.prompts import system_prompt
 from forgetui.engine.context.render import section_blocks
 from forgetui.engine.context.tree import Block, El, drop_empty, seq
+from forgetui.engine.folder.catalog import action_target, actions_of
+from forgetui.engine.folder.records import ResultRecord
+from forgetui.engine.folder.task_spec import TaskSpec
+from forgetui.engine.folder.task_state import TaskState
 from forgetui.engine.llm.parse import tool_schemas
-from forgetui.engine.prompts import system_prompt
-from forgetui.engine.records import ResultRecord
-from forgetui.engine.state import TaskState
-from forgetui.engine.task import TaskSpec
-from forgetui.engine.tokens import TokenCounter
 
 RECENT_ACTIONS = 3
 LIST_CAPS = (5, 2)

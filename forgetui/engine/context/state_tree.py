@@ -10,13 +10,13 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from forgetui.engine import compress as cz
+from forgetui.engine.base import compress as cz
+from forgetui.engine.base.tokens import MAX_BYTES_PER_TOKEN, TokenCounter
 from forgetui.engine.context.inputs import ContextInputs
 from forgetui.engine.context.target_files import lines_matching, target_files
 from forgetui.engine.context.tree import El, Elastic, Scalar, drop_empty, seq, value_el
 from forgetui.engine.context.workspace_tree import tree_budget, workspace_tree
-from forgetui.engine.memory import MemoryItem, visible_items
-from forgetui.engine.tokens import MAX_BYTES_PER_TOKEN, TokenCounter
+from forgetui.engine.folder.memory import MemoryItem, visible_items
 
 COMPLETED_SHOWN = 10  # progress.completed: the context shows the last 10
 # The files touched show their last 5; the scratchpad as many of its newest notes as fit this

@@ -10,11 +10,11 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from forgetui.engine import compress as cz
+from forgetui.engine.base import compress as cz
+from forgetui.engine.base.tokens import counter_for_encoding
 from forgetui.engine.context.render import clean
 from forgetui.engine.context.tree import El, Elastic
-from forgetui.engine.tokens import counter_for_encoding
-from forgetui.engine.workspace import (
+from forgetui.engine.workspace.files import (
     Skipped,
     looks_binary,
     read_bytes,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from forgetui.engine import compress as cz
+from forgetui.engine.base import compress as cz
 
 MAX_VALUE_DEPTH = 3
 

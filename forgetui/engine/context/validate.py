@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import yaml
 
-from forgetui.engine import compress as cz
+from forgetui.engine.base import compress as cz
+from forgetui.engine.base.tokens import counter_for
 from forgetui.engine.context.inputs import CompiledContext, ContextInputs
 from forgetui.engine.context.render import XML_WRAPPER
-from forgetui.engine.task import SECTION_NAMES
-from forgetui.engine.tokens import counter_for
+from forgetui.engine.folder.task_spec import SECTION_NAMES
 
 _YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

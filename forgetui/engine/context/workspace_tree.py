@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from forgetui.engine import compress as cz
-from forgetui.engine.tokens import TokenCounter
+from forgetui.engine.base import compress as cz
+from forgetui.engine.base.tokens import TokenCounter
 
 SKIPPED = frozenset(
     {

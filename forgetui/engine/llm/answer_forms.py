@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from forgetui.engine.catalog import ACTIONS
-from forgetui.engine.yamlio import safe_load
+from forgetui.engine.base.yamlio import safe_load
+from forgetui.engine.folder.catalog import ACTIONS
 
 # Fence languages that say "this is my answer"; a block in any other language (python, bash)
 # holds code, and counts only when it names a real action.

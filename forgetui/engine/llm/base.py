@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from forgetui.engine.catalog import ActionSpec
+from forgetui.engine.folder.catalog import ActionSpec
 from forgetui.engine.llm.parse import ParsedAction
 from forgetui.engine.llm.stream import AnswerStream
 

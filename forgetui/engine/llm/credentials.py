@@ -11,7 +11,7 @@ import os
 import re
 from types import ModuleType
 
-from forgetui.engine.errors import ForgeError
+from forgetui.engine.base.errors import ForgeError
 
 PLACEHOLDER_API_KEY = "not-needed"
 _KEY_NAME = re.compile(r"KEY|TOKEN|SECRET", re.IGNORECASE)

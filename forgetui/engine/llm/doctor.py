@@ -19,18 +19,18 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from forgetui.engine.errors import EXIT_OK, ForgeError
+from forgetui.engine.base.errors import EXIT_OK, ForgeError
+from forgetui.engine.base.yamlio import dump_yaml
+from forgetui.engine.folder.model_options import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    DEFAULT_TIMEOUT_S,
+    ModelOptions,
+)
 from forgetui.engine.llm.credentials import require_keys
 from forgetui.engine.llm.doctor_probes import ProbeResult, Probing
 from forgetui.engine.llm.litellm_model import LiteLLMModel, import_litellm
 from forgetui.engine.llm.probes import Prober
 from forgetui.engine.llm.system_role import resolve_system_role
-from forgetui.engine.model_options import (
-    DEFAULT_MAX_OUTPUT_TOKENS,
-    DEFAULT_TIMEOUT_S,
-    ModelOptions,
-)
-from forgetui.engine.yamlio import dump_yaml
 
 EXIT_NOT_USABLE = 1
 # below this, forgetui's first context (about 1,000 tokens) and an answer do not both fit

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from forgetui.engine.catalog import ACTIONS
+from forgetui.engine.base.tokens import counter_for
+from forgetui.engine.folder.catalog import ACTIONS
 from forgetui.engine.llm import server_info
 from forgetui.engine.llm.litellm_model import LiteLLMModel
 from forgetui.engine.llm.probes import Answer, Failure, Prober
-from forgetui.engine.tokens import counter_for
 
 SAY_OK = "Say OK."
 # ~150 tokens: a system message the server drops is seen as prompt tokens that do not grow

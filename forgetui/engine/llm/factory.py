@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from forgetui.engine.errors import ForgeError
+from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder.model_options import ModelOptions
 from forgetui.engine.llm.base import Model
 from forgetui.engine.llm.credentials import require_keys
 from forgetui.engine.llm.human import HumanModel
 from forgetui.engine.llm.litellm_model import LiteLLMModel, import_litellm
 from forgetui.engine.llm.replay import ReplayModel
-from forgetui.engine.model_options import ModelOptions
 
 DEFAULT_MODEL = "replay"
 _TOOLS = {"on": True, "off": False, "auto": None}  # the `tools` option as LiteLLMModel's use_tools

@@ -16,11 +16,11 @@ from typing import Any
 
 import yaml
 
-from forgetui.engine.catalog import ActionSpec
+from forgetui.engine.base.yamlio import safe_load
+from forgetui.engine.folder.catalog import ActionSpec
 from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.parse import ParsedAction, parse_text, validate_action
 from forgetui.engine.llm.stream import AnswerStream
-from forgetui.engine.yamlio import safe_load
 
 _SHORTHAND = re.compile(r"[A-Za-z_]\w*(\s|$)")
 

@@ -23,7 +23,13 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
-from forgetui.engine.catalog import ActionSpec
+from forgetui.engine.folder.catalog import ActionSpec
+from forgetui.engine.folder.model_options import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TIMEOUT_S,
+    SystemRole,
+)
 from forgetui.engine.llm.attempt import Attempt, attempt
 from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.call_errors import CallError, classify
@@ -31,12 +37,6 @@ from forgetui.engine.llm.credentials import PLACEHOLDER_API_KEY, missing_key_var
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, tool_schemas
 from forgetui.engine.llm.stream import STOPPED, AnswerStream
 from forgetui.engine.llm.system_role import merge_system, resolve_system_role
-from forgetui.engine.model_options import (
-    DEFAULT_MAX_OUTPUT_TOKENS,
-    DEFAULT_TEMPERATURE,
-    DEFAULT_TIMEOUT_S,
-    SystemRole,
-)
 from forgetui.engine.sandbox import secrets_of
 
 _MAX_ERROR_CHARS = 400

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from forgetui.engine.actions.args import ActionArgsError, validate_args
-from forgetui.engine.catalog import ACTIONS, ActionSpec, ArgType
+from forgetui.engine.folder.catalog import ACTIONS, ActionSpec, ArgType
 from forgetui.engine.llm import answer_forms as forms
 from forgetui.engine.llm.answer_forms import Call
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from forgetui.engine.catalog import ActionSpec
+from forgetui.engine.folder.catalog import ActionSpec
 from forgetui.engine.llm.call_errors import CallError, classify
 from forgetui.engine.llm.litellm_model import LiteLLMModel, redact_secrets
 from forgetui.engine.llm.parse import tool_schemas

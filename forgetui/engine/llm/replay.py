@@ -30,16 +30,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from forgetui.engine.actionlog import ActionLog
-from forgetui.engine.catalog import ACTIONS, ActionSpec
-from forgetui.engine.errors import StateFileError
-from forgetui.engine.llm.base import ModelReply
-from forgetui.engine.llm.parse import ParsedAction, parse_text, validate_action
-from forgetui.engine.llm.stream import AnswerStream
-from forgetui.engine.one_line import shown
-from forgetui.engine.records import IntentRecord
-from forgetui.engine.state import TaskState
-from forgetui.engine.yamlio import (
+from forgetui.engine.base.errors import StateFileError
+from forgetui.engine.base.one_line import shown
+from forgetui.engine.base.yamlio import (
     atomic_write_text,
     dump_yaml,
     load_model,
@@ -47,6 +40,13 @@ from forgetui.engine.yamlio import (
     read_text,
     validate_data,
 )
+from forgetui.engine.folder.action_log import ActionLog
+from forgetui.engine.folder.catalog import ACTIONS, ActionSpec
+from forgetui.engine.folder.records import IntentRecord
+from forgetui.engine.folder.task_state import TaskState
+from forgetui.engine.llm.base import ModelReply
+from forgetui.engine.llm.parse import ParsedAction, parse_text, validate_action
+from forgetui.engine.llm.stream import AnswerStream
 
 POSITION_FILE = "replay.pos"
 # The script ran out: retrying cannot help, another model must take over.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from types import ModuleType
 
-from forgetui.engine.model_options import SystemRole
+from forgetui.engine.folder.model_options import SystemRole
 
 SYSTEM_OPEN = "<system>"
 SYSTEM_CLOSE = "</system>"

@@ -3,7 +3,7 @@ operator reads it)."""
 
 from __future__ import annotations
 
-from forgetui.engine.errors import ForgeError
+from forgetui.engine.base.errors import ForgeError
 
 
 class SandboxError(ForgeError):

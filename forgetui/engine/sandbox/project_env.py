@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from forgetui.engine.errors import ForgeError
+from forgetui.engine.base.errors import ForgeError
 from forgetui.engine.sandbox.paths import PYVENV_CFG
 
 EnvSource = Literal["workspace .venv", "VIRTUAL_ENV", "task.yaml", "forgetui"]

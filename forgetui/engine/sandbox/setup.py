@@ -16,7 +16,7 @@ from forgetui.engine.sandbox.limits import ResourceLimits
 from forgetui.engine.sandbox.project_env import ProjectEnvironment, find_environment
 
 if TYPE_CHECKING:
-    from forgetui.engine.task import TaskSpec
+    from forgetui.engine.folder.task_spec import TaskSpec
 
 # A project environment's interpreter must not be pointed at another installation's stdlib
 # (PYTHONHOME) or another checkout's packages (PYTHONPATH: tests would pass on code the agent
