@@ -43,6 +43,7 @@ venv: $(TEST_STAMP)
 test: $(TEST_STAMP)
 	$(BIN)/ruff check forgetui tests bench
 	$(BIN)/mypy forgetui
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 lint: $(TEST_STAMP)

@@ -1,4 +1,4 @@
-"""Compiling the next context (DESIGN.md section 11: p95 under 10 ms with 10,000 actions logged).
+"""Compiling the next context (target: p95 under 10 ms with 10,000 actions logged).
 
 Builds a fix_violation task's inputs: a workspace with a 3,000-line target file, 10,000 result
 records (the compiler gets only their tail, as the executor passes it), a full working memory
@@ -253,7 +253,7 @@ def main() -> None:
 
         steps = [1 + (RECORDS - 1) * run // (RUNS - 1) for run in range(RUNS)]
         cold_inputs = [inputs_at(step) for step in steps]  # built before timing: state loading
-        # is the store's figure, not the compiler's
+        # is the task folder's figure, not the compiler's
         first = _time([lambda: compile_context(cold_inputs[0])])
         cold = _time([partial(compile_context, inputs) for inputs in cold_inputs])
         warm_inputs = inputs_at(RECORDS)

@@ -1,4 +1,4 @@
-"""Crash harness (issue 10): SIGKILL a headless run at random moments, resume, until it ends.
+"""Crash harness: SIGKILL a headless run at random moments, resume, until it ends.
 
 A 69-step replayed task of mixed actions (write_file, read_file, edit_file, run_cmd `python -c`
 writing a file, note, run_check, complete) runs as `forgetui run --json --on-interrupt rerun`

@@ -1,4 +1,4 @@
-"""The slowest state file forgetui still accepts (issue 10): shapes of state.yaml and
+"""The slowest state file forgetui still accepts: shapes of state.yaml and
 working_memory.yaml just under the size and nesting limits, each timed through a real
 `forgetui status` and `forgetui context` in a fresh process, with its peak memory. A file over
 a limit is refused at once; these are the worst it has to chew on. Writes

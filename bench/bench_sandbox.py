@@ -1,4 +1,4 @@
-"""What the sandbox costs a command (issue 10): `python -c pass` through `run_command`, in
+"""What the sandbox costs a command: `python -c pass` through `run_command`, in
 bubblewrap mode and in allow-list mode, 30 runs each after a warm-up. Writes
 bench/results/sandbox.txt."""
 

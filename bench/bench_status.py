@@ -1,4 +1,4 @@
-"""Opening a task with 10,000 actions (DESIGN.md section 11: `status` under 1 s).
+"""Opening a task with 10,000 actions (target: `status` under 1 s).
 
 Builds a task whose log holds 10,000 steps (an intent and a result each, realistic sizes), then
 times what `forgetui status` needs, TaskFolder.open + load_state + the log's tail, in a fresh

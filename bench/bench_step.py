@@ -1,4 +1,4 @@
-"""Engine overhead of one step and the flat context of a long run (DESIGN.md section 11).
+"""Engine overhead of one step and the flat context of a long run (README.md, Performance).
 
 Runs the long_run sample (300+ steps) with the replay model in process. For each step, the
 engine's own time is the wall time of Executor.step() less the model call and the action with

@@ -1,4 +1,4 @@
-"""The workbench's figures (DESIGN.md section 11), measured on the real app in a real terminal.
+"""The workbench's figures (README.md, Performance), measured on the real app in a real terminal.
 
 Each run starts `forgetui` in a child process on a pseudo-terminal of 160x48, the way a user
 does. The child is the real CLI with one probe added: after every frame the app writes to the

@@ -1,4 +1,4 @@
-"""A few steps of a sample driven by a real local model, as a per-step table (issue 11).
+"""A few steps of a sample driven by a real local model, as a per-step table.
 
 Runs `forgetui run SAMPLE --model openai/gemma --api-base URL --max-steps N --json` in a fresh
 copy of the sample, timing each step by when its JSON line arrives, then reads the task's log:
@@ -13,7 +13,7 @@ bench/results/local_model.md (the other sections are kept).
 
 Without --api-base it starts llama.cpp's server itself (tests/local_model/llama_server.py:
 FORGETUI_LLAMA_PYTHON or the `make local-model` cache). `--forgetui-path DIR` runs another
-checkout of forgetui (PYTHONPATH=DIR), e.g. the code before issue 11, and `--limit` kills a run
+checkout of forgetui (PYTHONPATH=DIR), e.g. an older commit's, and `--limit` kills a run
 that takes longer (the old code could spend minutes on one step)."""
 
 from __future__ import annotations

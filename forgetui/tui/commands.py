@@ -116,6 +116,21 @@ def bindings(scope: Scope) -> list[Binding]:
     ]
 
 
+def _stop_binding() -> Binding:
+    """The step key, while an answer streams in: stop it. It shares the step command's binding
+    id, so a keymap that moves the step key moves this too, and it comes first, so the footer
+    shows it in the step's place while it applies (check_action hides it otherwise)."""
+    step = next(command for command in COMMANDS if command.id == "step")
+    return Binding(
+        step.key, "stop_answer", "stop answer", key_display=step.key_display, id=step.id,
+        tooltip="Stop the answer streaming in: the partial answer is recorded as stopped "
+        "and the task pauses",
+    )  # fmt: skip
+
+
+STOP_BINDING = _stop_binding()
+
+
 def key_for(command: Command, keymap: Mapping[str, str]) -> str:
     """The key as the user sees it, after their keymap."""
     if command.id in keymap:

@@ -20,10 +20,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from forgetui.engine.api import (
     ForgeError,
     ModelOptions,
-    atomic_write_text,
-    dump_yaml,
     first_error,
     load_yaml,
+    save_yaml,
 )
 from forgetui.paths import config_dir
 from forgetui.tui.themes import DEFAULT_THEME
@@ -202,5 +201,5 @@ def save_theme(settings: Settings, theme: str) -> Settings:
         raise ForgeError(f"{path}: not rewritten, {exc}") from None
     data = dict(loaded or {})
     data["theme"] = theme
-    atomic_write_text(path, dump_yaml(data))
+    save_yaml(path, data)
     return replace(settings, theme=theme)

@@ -55,7 +55,7 @@ def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
     from forgetui.engine import api
     from forgetui.tui.app import ForgeApp
     from forgetui.tui.config import model_overrides
-    from forgetui.tui.session import EngineProcess, Session, StepSession
+    from forgetui.tui.session import EngineProcess, Session
     from forgetui.tui.snapshot import TaskReader
 
     own = api.open_task(task).spec.model_options.model_fields_set
@@ -64,7 +64,7 @@ def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
     if settings.engine == "process":
         session = EngineProcess(task, settings.model, settings.api_base, overrides)
     else:
-        session = StepSession(task, settings.model, settings.api_base, overrides)
+        session = api.TaskService(task, settings.model, settings.api_base, overrides)
     reader = TaskReader(
         task, settings.model, owns_lock=session.owns_lock,
         api_base=settings.api_base, model_overrides=overrides,

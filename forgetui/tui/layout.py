@@ -34,6 +34,10 @@ TITLES: dict[Pane, str] = {
 TABS_BELOW = 120
 MIN_WIDTH = 60
 MIN_HEIGHT = 20
+# The screen's CSS classes for the mode, as Textual's breakpoints: "-too-small" when either
+# side is under its minimum ("-tabs" may come with it then, over panes that are all hidden).
+HORIZONTAL_BREAKPOINTS = [(0, "-too-small"), (MIN_WIDTH, "-tabs"), (TABS_BELOW, "-columns")]
+VERTICAL_BREAKPOINTS = [(0, "-too-small"), (MIN_HEIGHT, "-high-enough")]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
-"""The workbench's writer side: the task's Executor and the operator's changes, used only from
-worker threads. It opens the executor (taking the task lock) for a step, not at launch, and the
-workbench releases it whenever it goes idle, so a workbench that watches or sits paused never
-keeps a headless run, `forgetui answer` or another workbench from writing."""
+"""The workbench's writer: the engine's TaskService, used only from worker threads, in this
+process or in a child process that owns the executor.
+
+The service's public methods are the protocol: `EngineProcess` forwards any of them by name
+over a socket (`served_names` is the allow-list), so a new operator verb is a method on the
+service and nothing here."""
 
 from __future__ import annotations
 
@@ -16,228 +18,34 @@ import threading
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from forgetui.engine import api
-from forgetui.engine.api import ForgeError
+from forgetui.engine.api import ForgeError, TaskService
 
 if TYPE_CHECKING:
-    from forgetui.engine.api import (
-        Adoption,
-        Executor,
-        Model,
-        Rerun,
-        RewindReport,
-        StepEvent,
-        StepReport,
-    )
+    from forgetui.engine.api import StepEvent, StepReport
 
-HUMAN = "human"
+# What the workbench holds: the service in process, or its child's stand-in (EngineProcess).
+Session = TaskService
 
+# What the child may be asked for by name: the service's public methods, nothing else (not its
+# folder, not a private helper).
+SERVED = frozenset(
+    name
+    for name, value in vars(TaskService).items()
+    if not name.startswith("_") and callable(value)
+)
 
-def _closed_input(prompt: str) -> str:
-    raise EOFError("the workbench supplies each human action with the step")
-
-
-def _typed(text: str) -> Callable[[str], str]:
-    """The human model's input for one step: the action the operator typed before it."""
-
-    def reply(prompt: str) -> str:
-        return text
-
-    return reply
+if TYPE_CHECKING:
+    # For the type checker the stand-in is a TaskService: every method it forwards keeps the
+    # service's signature. At run time it has only what it defines, and forwards the rest.
+    _ServiceShape = TaskService
+else:
+    _ServiceShape = object
 
 
-class Session(Protocol):
-    """What the workbench needs from its writer, in process or in a child process."""
-
-    @property
-    def human(self) -> bool: ...
-    def owns_lock(self, pid: int) -> bool: ...
-    def step(
-        self, observer: Callable[[StepEvent], None], human_text: str | None = None
-    ) -> tuple[StepReport, list[str]]: ...
-    def stop_answer(self) -> bool: ...
-    def answer(self, text: str) -> str: ...
-    def pin(self, ref: str, pinned: bool) -> str: ...
-    def evict(self, ref: str) -> str: ...
-    def edit(self, ref: str, content: str) -> str: ...
-    def note(self, text: str) -> str: ...
-    def promote(self, entry_id: str) -> str: ...
-    def set_limits(self, max_steps: int | None, max_cost: float | None) -> str: ...
-    def set_model(self, spec: str) -> str: ...
-    def accept_task_change(self) -> str: ...
-    def rerun(self, step: int, model: str) -> Rerun: ...
-    def adopt_rerun(self, rerun: Rerun, dest: str) -> Adoption: ...
-    def plan_rewind(self, to: int) -> RewindReport: ...
-    def rewind(self, to: int, force: bool) -> str: ...
-    def fork(self, to: int, dest: str) -> str: ...
-    def release(self) -> None: ...
-    def close(self) -> None: ...
-
-
-class StepSession:
-    """One writer per task: this process's executor and operator changes, one call at a time.
-    `model_options` (max_output_tokens, temperature, timeout_s, system_role, tools) override the
-    task's own for every model this session builds."""
-
-    def __init__(
-        self, path: Path, model: str | None, api_base: str | None,
-        model_options: Mapping[str, Any] | None = None,
-    ) -> None:  # fmt: skip
-        self.folder = api.open_task(path)
-        self.model_spec = model
-        self.api_base = api_base
-        self.model_options = dict(model_options or {})
-        self._executor: Executor | None = None
-        self._base_model: Model | None = None  # built at the first step, kept over releases
-        self._lock = threading.Lock()
-
-    @property
-    def human(self) -> bool:
-        return (self.model_spec or self.folder.spec.model) == HUMAN
-
-    def owns_lock(self, pid: int) -> bool:
-        """In-process: the lock is ours exactly when its pid is this process's."""
-        return False
-
-    def _model(self, human_text: str | None = None) -> Model:
-        if self.human:
-            reply = _typed(human_text) if human_text is not None else _closed_input
-            return api.model_for(
-                self.folder, HUMAN, self.api_base, human_input=reply, **self.model_options
-            )
-        return api.model_for(self.folder, self.model_spec, self.api_base, **self.model_options)
-
-    def step(
-        self, observer: Callable[[StepEvent], None], human_text: str | None = None
-    ) -> tuple[StepReport, list[str]]:
-        """Exactly one engine step. Returns its report and what opening the executor repaired.
-        After a release the executor opens again: lock, stale-lock takeover and recovery, as
-        any writer's start; a live holder elsewhere fails the step with its pid and command."""
-        with self._lock:
-            notices: list[str] = []
-            if self._executor is None:
-                # One model for the session, as before releases existed: its client and state
-                # carry over, and opening re-syncs a replay script with the log.
-                if self._base_model is None:
-                    self._base_model = self._model()
-                executor = api.Executor(self.folder, self._base_model, observer=observer)
-                try:
-                    notices = executor.open()
-                except BaseException:
-                    executor.close()  # a failed recovery must not leave the lock taken
-                    raise
-                self._executor = executor
-            override = self._model(human_text) if self.human else None
-            return self._executor.step(model=override), notices
-
-    def stop_answer(self) -> bool:
-        """Stop the answer streaming in the step in flight; True if there was one. Not under
-        the session's lock: the step holds it until the answer it waits on has ended."""
-        executor = self._executor
-        return executor is not None and executor.stop_answer()
-
-    def answer(self, text: str) -> str:
-        with self._lock:
-            decision = api.answer(self.folder, text)
-            return f"answered step {decision.step}: {decision.answer}"
-
-    def pin(self, ref: str, pinned: bool) -> str:
-        with self._lock:
-            return f"{'pinned' if pinned else 'unpinned'} {api.pin(self.folder, ref, pinned)}"
-
-    def evict(self, ref: str) -> str:
-        with self._lock:
-            return f"evicted {api.evict(self.folder, ref)}"
-
-    def edit(self, ref: str, content: str) -> str:
-        with self._lock:
-            return f"edited {api.edit_memory(self.folder, ref, content)}"
-
-    def note(self, text: str) -> str:
-        with self._lock:
-            return f"added note {api.add_note(self.folder, text)}"
-
-    def promote(self, entry_id: str) -> str:
-        """The inbox's answer `entry_id` pinned in working memory."""
-        with self._lock:
-            return api.promote_answer(self.folder, entry_id)
-
-    def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
-        with self._lock:
-            return f"limits set: {api.set_limits(self.folder, max_steps, max_cost).answer}"
-
-    def accept_task_change(self) -> str:
-        with self._lock:
-            return api.accept_task_change(self.folder)
-
-    def rerun(self, step: int, model: str) -> Rerun:
-        """Step `step`'s saved context to `model`, with the workbench's api_base and bounds.
-        Reads only, through a folder of its own: not under the session's lock."""
-        folder = api.open_task(self.folder.path)
-        return api.rerun_step(
-            folder, step, model, api_base=self.api_base, bounds=self.model_options
-        )
-
-    def adopt_rerun(self, rerun: Rerun, dest: str) -> Adoption:
-        """The re-run's answer as step N of a fork in the new workspace `dest`."""
-        return api.adopt_rerun(api.open_task(self.folder.path), rerun, dest)
-
-    def plan_rewind(self, to: int) -> RewindReport:
-        """What rewinding to the end of step `to` would do. Reads only, through a folder of
-        its own: not under the session's lock."""
-        return api.plan_rewind(api.open_task(self.folder.path), to)
-
-    def rewind(self, to: int, force: bool) -> str:
-        """Back to the end of step `to` in place (the lock taken for the write only). The
-        executor is closed first: the next step opens it again, re-syncing a replay script
-        with the rewound log."""
-        with self._lock:
-            if self._executor is not None:
-                self._executor.close()
-                self._executor = None
-            return api.rewind_task(self.folder, to, force=force).describe()
-
-    def fork(self, to: int, dest: str) -> str:
-        """A fork at step `to` into the new workspace `dest`; this task is not changed."""
-        report = api.fork_task(api.open_task(self.folder.path), to, dest)
-        return f"{report.describe()}; open it with: forgetui open {dest}"
-
-    def set_model(self, spec: str) -> str:
-        """The model for the steps from the next one on: built now, so a name that cannot run
-        is refused here rather than at the step."""
-        with self._lock:
-            model = (
-                None
-                if spec == HUMAN
-                else api.model_for(self.folder, spec, self.api_base, **self.model_options)
-            )
-            self.model_spec = spec
-            if model is not None:
-                self._base_model = model
-                if self._executor is not None:
-                    self._executor.model = model
-            return f"model {spec} from the next step"
-
-    def release(self) -> None:
-        """Close the executor, releasing the task lock, while the workbench is idle; the next
-        step reopens it. Waits for a step in flight (one call at a time)."""
-        with self._lock:
-            if self._executor is not None:
-                self._executor.close()
-                self._executor = None
-
-    def close(self) -> None:
-        """Release the task lock for good (the workbench is leaving)."""
-        self.release()
-
-
-# --- the engine in a child process -------------------------------------------------------------
-
-
-class EngineProcess:
-    """StepSession's interface, served by a child process that owns the executor.
+class EngineProcess(_ServiceShape):
+    """TaskService's methods, served by a child process that owns the executor.
 
     Keeps every CPU-heavy part of a step (compiling, YAML, tiktoken, importing litellm) off the
     TUI process's threads, so keys repaint while steps run back to back. The child holds the
@@ -248,17 +56,29 @@ class EngineProcess:
         self, path: Path, model: str | None, api_base: str | None,
         model_options: Mapping[str, Any] | None = None,
     ) -> None:  # fmt: skip
-        self.folder = api.open_task(path)
+        from forgetui.engine.api import open_task
+
+        self.folder = open_task(path)
         self.model_spec = model
         self.api_base = api_base
         self.model_options = dict(model_options or {})
-        self._lock = threading.Lock()
+        self._call_lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
 
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        """Any public method of the service not defined here: the same call, in the child."""
+        if name not in SERVED:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+        def forward(*args: Any) -> Any:
+            return self._call(name, *args)
+
+        return forward
+
     @property
     def human(self) -> bool:
-        return (self.model_spec or self.folder.spec.model) == HUMAN
+        return (self.model_spec or self.folder.spec.model) == TaskService.HUMAN
 
     def owns_lock(self, pid: int) -> bool:
         proc = self._proc
@@ -291,7 +111,7 @@ class EngineProcess:
         start: bool = True,
     ) -> Any:  # fmt: skip
         """`method` in the child; with start=False, nothing (None) if no child is running."""
-        with self._lock:
+        with self._call_lock:
             if start:
                 conn = self._start()
             elif self._conn is not None and self._proc is not None and self._proc.poll() is None:
@@ -321,6 +141,7 @@ class EngineProcess:
     def step(
         self, observer: Callable[[StepEvent], None], human_text: str | None = None
     ) -> tuple[StepReport, list[str]]:
+        """The step's events come back over the pipe while it runs, to `observer` here."""
         result: tuple[StepReport, list[str]] = self._call("step", human_text, observer=observer)
         return result
 
@@ -335,50 +156,6 @@ class EngineProcess:
             return True
         return False
 
-    def answer(self, text: str) -> str:
-        return str(self._call("answer", text))
-
-    def pin(self, ref: str, pinned: bool) -> str:
-        return str(self._call("pin", ref, pinned))
-
-    def evict(self, ref: str) -> str:
-        return str(self._call("evict", ref))
-
-    def edit(self, ref: str, content: str) -> str:
-        return str(self._call("edit", ref, content))
-
-    def note(self, text: str) -> str:
-        return str(self._call("note", text))
-
-    def promote(self, entry_id: str) -> str:
-        return str(self._call("promote", entry_id))
-
-    def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
-        return str(self._call("set_limits", max_steps, max_cost))
-
-    def accept_task_change(self) -> str:
-        return str(self._call("accept_task_change"))
-
-    def rerun(self, step: int, model: str) -> Rerun:
-        """In the child: litellm's import and the call stay out of the TUI process."""
-        result: Rerun = self._call("rerun", step, model)
-        return result
-
-    def adopt_rerun(self, rerun: Rerun, dest: str) -> Adoption:
-        result: Adoption = self._call("adopt_rerun", rerun, dest)
-        return result
-
-    def plan_rewind(self, to: int) -> RewindReport:
-        """In the child: reading the snapshots and the log stays out of the TUI process."""
-        result: RewindReport = self._call("plan_rewind", to)
-        return result
-
-    def rewind(self, to: int, force: bool) -> str:
-        return str(self._call("rewind", to, force))
-
-    def fork(self, to: int, dest: str) -> str:
-        return str(self._call("fork", to, dest))
-
     def set_model(self, spec: str) -> str:
         said = str(self._call("set_model", spec))
         self.model_spec = spec  # `human` is asked here, in the UI process
@@ -391,7 +168,7 @@ class EngineProcess:
 
     def close(self) -> None:
         """Ask the child to release the lock and exit; wait briefly, then make sure."""
-        with self._lock:
+        with self._call_lock:
             proc, conn = self._proc, self._conn
             self._proc = self._conn = None
             if conn is not None:
@@ -411,10 +188,10 @@ def _serve(
     conn: Connection, path: str, model: str | None, api_base: str | None,
     model_options: Mapping[str, Any] | None = None,
 ) -> None:  # fmt: skip
-    """The child: one StepSession, commands from the socket until None or the parent is gone.
-    SIGUSR1 is the parent's `stop_answer` (the socket is busy with the step meanwhile)."""
-    session = StepSession(Path(path), model, api_base, model_options)
-    signal.signal(signal.SIGUSR1, lambda _signum, _frame: session.stop_answer())
+    """The child: one TaskService, calls by name from the socket until None or the parent is
+    gone. SIGUSR1 is the parent's `stop_answer` (the socket is busy with the step meanwhile)."""
+    service = TaskService(Path(path), model, api_base, model_options)
+    signal.signal(signal.SIGUSR1, lambda _signum, _frame: service.stop_answer())
     try:
         while True:
             try:
@@ -422,22 +199,24 @@ def _serve(
             except (EOFError, OSError):
                 return
             if message is None:
-                session.close()
+                service.close()
                 conn.send(("result", None))
                 return
             method, args = message
             try:
+                if method not in SERVED:
+                    raise ForgeError(f"the engine process serves no {method!r}")
                 if method == "step":
-                    result: Any = session.step(lambda event: conn.send(("event", event)), *args)
+                    result: Any = service.step(lambda event: conn.send(("event", event)), *args)
                 else:
-                    result = getattr(session, method)(*args)
+                    result = getattr(service, method)(*args)
                 conn.send(("result", result))
             except ForgeError as exc:  # with its title: "task locked" reads as such
                 conn.send(("error", (exc.message, exc.title)))
             except Exception as exc:  # reported to the operator; the child keeps serving
                 conn.send(("error", (f"{type(exc).__name__}: {exc}", ForgeError.title)))
     finally:
-        session.close()
+        service.close()
 
 
 if __name__ == "__main__":

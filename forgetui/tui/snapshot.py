@@ -1,4 +1,4 @@
-"""What the panes show, as immutable views built off the UI thread from the engine API.
+"""What the panes show (the views: task_views.py), built off the UI thread from the engine API.
 
 `TaskReader` owns a read-only task folder of its own (the executor has another), so reading
 never needs the task lock and never races the writer's log index. Widgets receive these views
@@ -10,99 +10,37 @@ from __future__ import annotations
 import shlex
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from forgetui.engine import api
 from forgetui.engine.api import (
-    FINISHED,
     Check,
     CheckOutput,
     DiffEntry,
-    Escalation,
     ForgeError,
     LogRow,
-    MemoryRow,
-    Plan,
     RecordDetail,
     SandboxMode,
-    TaskChange,
     TaskState,
     WorkingMemory,
 )
+from forgetui.tui.task_views import (
+    CheckView,
+    ContextView,
+    CriterionView,
+    Level,
+    LockHolder,
+    SectionView,
+    TaskSnapshot,
+    meter_level,
+)
 
-Level = Literal["ok", "warn", "over"]
-WARN_AT = 0.85  # a meter turns to the warning colour at 85% of its budget
 TAIL_ROWS = 64  # log rows sent with every snapshot: the pane's usual window
 # the sent-vs-naive series: the log records one view reads on (a long log is caught up over
 # several views), and the steps it carries
 SERIES_RECORDS = 400
 SERIES_STEPS = 16
-
-
-def meter_level(tokens: int, budget: int) -> Level:
-    if budget <= 0 or tokens > budget:
-        return "over" if tokens > budget else "ok"
-    return "warn" if tokens >= WARN_AT * budget else "ok"
-
-
-@dataclass(frozen=True)
-class SectionView:
-    name: str
-    budget: int
-    tokens: int
-    text: str
-    compressions: tuple[str, ...] = ()
-
-    @property
-    def level(self) -> Level:
-        return meter_level(self.tokens, self.budget)
-
-
-@dataclass(frozen=True)
-class ContextView:
-    """A compiled context: the next step's preview, or (saved) the one sent at `step`."""
-
-    step: int
-    saved: bool
-    sections: tuple[SectionView, ...]
-    total_tokens: int
-    max_tokens: int
-    messages: tuple[tuple[str, str], ...]
-    over_budget: tuple[str, ...] = ()
-    diff: tuple[DiffEntry, ...] = ()
-    diff_error: str | None = None
-    leaving: tuple[api.Leaving, ...] = ()  # the preview: what the next step takes out, and why
-    tool_tokens: int = 0  # tool schemas sent with the request: in the total, in no section
-    window_problem: str | None = None  # the model's window leaves too little: the step escalates
-    health: api.ContextHealth | None = None  # the preview against its cap and budgets
-    diff_since: int | None = None  # the step the diff compares with (a rewind skips a branch)
-
-    @property
-    def title(self) -> str:
-        return f"as sent at step {self.step}" if self.saved else "next step preview"
-
-    @property
-    def level(self) -> Level:
-        return meter_level(self.total_tokens, self.max_tokens)
-
-
-@dataclass(frozen=True)
-class CriterionView:
-    text: str
-    passing: bool | None  # None: no check names this criterion
-
-
-@dataclass(frozen=True)
-class CheckView:
-    name: str
-    passing: bool | None  # None: not run yet
-    details: str  # the summary state.yaml keeps; the full output is read on demand
-    changed_at_step: int | None
-    criterion: str | None = None
-    kind: str = ""  # command | regex | file_exists
-    runs: str = ""  # what it runs or looks for: the command line, the pattern in its files
 
 
 def _what_check_runs(check: Check) -> str:
@@ -115,65 +53,6 @@ def _what_check_runs(check: Check) -> str:
         ]
         return f"{check.path}: " + ", ".join(rule for rule in rules if rule)
     return f"{check.path} exists"
-
-
-@dataclass(frozen=True)
-class LockHolder:
-    pid: int
-    command: str
-
-
-@dataclass(frozen=True)
-class TaskSnapshot:
-    task_id: str
-    task_type: str
-    goal: str
-    phase: str
-    phases: tuple[str, ...]
-    status: str
-    step: int
-    criteria: tuple[CriterionView, ...]
-    constraints: tuple[str, ...]
-    plan: Plan | None
-    checks: tuple[CheckView, ...]
-    ready: bool
-    memory: tuple[MemoryRow, ...]
-    context: ContextView | None
-    context_error: str | None
-    log_count: int
-    tail_rows: tuple[LogRow, ...]
-    cost: float
-    escalation: Escalation | None
-    holder: LockHolder | None  # another process writing this task: we are read-only
-    approval: str = "auto"
-    recent: tuple[LogRow, ...] = field(default_factory=tuple)
-    model: str = ""  # the model steps run with: the override, else the task's, else replay
-    model_problem: str | None = None  # why the model cannot run a step here (no replay script)
-    task_change: TaskChange | None = None  # task.yaml edited since accepted: no step runs
-    sandbox: SandboxMode | None = None  # what agent commands run in (None: not known yet)
-    environment: api.ProjectEnvironment | None = None  # the Python commands run with
-    # the last prompt as forgetui counted it, and as the provider did (0: it reported none)
-    prompt_tokens: int = 0
-    provider_prompt_tokens: int = 0
-    # the last steps' tokens sent and a whole-conversation run's (empty until read up to date)
-    token_series: tuple[api.StepTokens, ...] = ()
-    decided: bool = False  # the operator already chose the next step's action (no model asked)
-
-    @property
-    def health(self) -> api.ContextHealth | None:
-        return self.context.health if self.context is not None else None
-
-    @property
-    def next_step(self) -> int:
-        return self.step + 1
-
-    @property
-    def finished(self) -> bool:
-        return self.status in FINISHED
-
-    @property
-    def read_only(self) -> bool:
-        return self.holder is not None
 
 
 def _all_passing(results: list[bool | None]) -> bool | None:
@@ -199,6 +78,37 @@ def _environment(folder: api.TaskFolder) -> api.ProjectEnvironment | None:
         return api.project_environment(folder)
     except ForgeError:
         return None
+
+
+def _check_views(
+    folder: api.TaskFolder, state: TaskState
+) -> tuple[tuple[CheckView, ...], tuple[CriterionView, ...]]:
+    """The checks as last run, and each success criterion as the checks proving it stand."""
+    spec = folder.spec
+    checks_state = state.verification.checks
+    by_criterion: dict[str, list[bool | None]] = {}
+    checks: list[CheckView] = []
+    for check in spec.checks:
+        result = checks_state.get(check.name)
+        passing = result.passing if result is not None else None
+        checks.append(
+            CheckView(
+                check.name,
+                passing,
+                result.details if result else "not run yet",
+                result.changed_at_step if result else None,
+                check.criterion,
+                check.kind,
+                _what_check_runs(check),
+            )
+        )
+        if check.criterion:
+            by_criterion.setdefault(check.criterion, []).append(passing)
+    criteria = tuple(
+        CriterionView(text, _all_passing(by_criterion.get(text, [])))
+        for text in spec.success_criteria
+    )
+    return tuple(checks), criteria
 
 
 class TaskReader:
@@ -235,29 +145,7 @@ class TaskReader:
         folder = self.folder
         spec = folder.spec
         state = folder.load_state()  # read once: the memory rows and the preview share it
-        checks_state = state.verification.checks
-        by_criterion: dict[str, list[bool | None]] = {}
-        checks: list[CheckView] = []
-        for check in spec.checks:
-            result = checks_state.get(check.name)
-            passing = result.passing if result is not None else None
-            checks.append(
-                CheckView(
-                    check.name,
-                    passing,
-                    result.details if result else "not run yet",
-                    result.changed_at_step if result else None,
-                    check.criterion,
-                    check.kind,
-                    _what_check_runs(check),
-                )
-            )
-            if check.criterion:
-                by_criterion.setdefault(check.criterion, []).append(passing)
-        criteria = tuple(
-            CriterionView(text, _all_passing(by_criterion.get(text, [])))
-            for text in spec.success_criteria
-        )
+        checks, criteria = _check_views(folder, state)
         memory = folder.load_memory()  # read once: the rows, the preview and what leaves
         memory_view = tuple(api.memory_rows(folder, state, memory))
         context: ContextView | None = None
@@ -269,14 +157,7 @@ class TaskReader:
                 context_error = exc.message
         count, tail = self._log_tail()
         series, complete = api.token_series(folder, state, max_records=SERIES_RECORDS)
-        holder_info = api.lock_holder(folder)
-        holder = None
-        if (
-            holder_info is not None
-            and not holder_info.is_mine
-            and not self.owns_lock(holder_info.pid)
-        ):
-            holder = LockHolder(holder_info.pid, holder_info.command)
+        holder = self._other_holder()
         model = self.model or spec.model or "replay"  # api.model_for's own fallback
         return TaskSnapshot(
             task_id=spec.id,
@@ -289,7 +170,7 @@ class TaskReader:
             criteria=criteria,
             constraints=tuple(spec.constraints),
             plan=state.plan,
-            checks=tuple(checks),
+            checks=checks,
             ready=state.verification.ready_for_completion,
             memory=memory_view,
             context=context,
@@ -311,6 +192,17 @@ class TaskReader:
             token_series=tuple(series[-SERIES_STEPS:]) if complete else (),
             decided=state.next_step_decided,
         )
+
+    def _other_holder(self) -> LockHolder | None:
+        """Another process writing this task (we are read-only), not ours nor our engine's."""
+        holder_info = api.lock_holder(self.folder)
+        if (
+            holder_info is not None
+            and not holder_info.is_mine
+            and not self.owns_lock(holder_info.pid)
+        ):
+            return LockHolder(holder_info.pid, holder_info.command)
+        return None
 
     def _preview(self, state: TaskState, memory: WorkingMemory) -> ContextView:
         options = self.folder.spec.model_options.with_overrides(**self.model_overrides)
@@ -409,3 +301,16 @@ class TaskReader:
         """A check's full output at its last run, if it was kept."""
         with self._lock:
             return api.check_output(self.folder, name)
+
+
+__all__ = [
+    "TAIL_ROWS",
+    "CheckView",
+    "ContextView",
+    "Level",
+    "LockHolder",
+    "SectionView",
+    "TaskReader",
+    "TaskSnapshot",
+    "meter_level",
+]

@@ -1,66 +1,81 @@
-"""The workbench screen on one task: its widgets, loading and refreshing their views, and
-which commands apply now.
-
-Every engine call runs in a thread worker that only posts messages; handlers own the UI state.
-Its bases hold the rest: the run loop (run_loop.py), the operator's commands
-(operator_commands.py) and the pane arrangement at the terminal's size (arranged.py)."""
+"""The workbench screen on one task: it composes the panes, owns the key bindings and which
+commands apply now, shows the task as last read, and routes keys and worker messages to the
+objects that act on them: the run controller, the operator's commands, the history browser, the
+pane arranger and the task loader. Every engine call runs in a thread worker on this screen
+that only posts messages; the one worker handler here reports failures by the worker's group."""
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.timer import Timer
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from forgetui.engine.api import ForgeError
+from forgetui.tui import task_display
 from forgetui.tui.answer_line import AnswerLine
-from forgetui.tui.commands import Situation, applies, bindings, commands_in, why_not
+from forgetui.tui.arranged import PaneArranger
+from forgetui.tui.commands import STOP_BINDING, Situation, applies, bindings, commands_in, why_not
 from forgetui.tui.config import Settings
 from forgetui.tui.footer import KeyFooter
 from forgetui.tui.header import StatusHeader
-from forgetui.tui.markup import fmt
+from forgetui.tui.history_browser import HistoryBrowser
+from forgetui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, Pane
 from forgetui.tui.messages import (
+    AnswerStopSent,
+    DetailLoaded,
+    EscalationRaised,
+    ExecutorNotice,
     LogRowsLoaded,
     LogTailLoaded,
     LogWindowNeeded,
+    ModelChosen,
+    OperatorDone,
+    SavedContextLoaded,
     SnapshotFailed,
     SnapshotLoaded,
     StepFailed,
+    StepProgress,
+    StepRecorded,
+    StepStarted,
+    TaskChangeAccepted,
     TaskFilesChanged,
 )
-from forgetui.tui.panes.action_log import ActionLogPane, LogView
+from forgetui.tui.operator_commands import OperatorCommands
+from forgetui.tui.panes.action_log import (
+    ActionLogPane,
+    LogCursorRested,
+    LogFiltered,
+    LogFilterNeeded,
+    LogStepFound,
+    LogView,
+)
 from forgetui.tui.panes.context import ContextPane
 from forgetui.tui.panes.memory import MemoryList, MemoryPane
 from forgetui.tui.panes.tabs import PaneTabs
 from forgetui.tui.panes.task_frame import TaskFramePane
 from forgetui.tui.panes.verification import VerificationPane
-from forgetui.tui.run_loop import STOP_BINDING, RunLoop
+from forgetui.tui.run_controller import RunController
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
+from forgetui.tui.task_loader import TaskLoader
 
-if TYPE_CHECKING:
-    pass
-
-WATCHED_FILES = frozenset({"state.yaml", "working_memory.yaml", "actions.yaml", "lock"})
-WATCH_DEBOUNCE_MS = 40
-RELOAD_SPACING = 0.05  # seconds between two loads of the task's views
-RELOAD_SPACING_RUNNING = 0.5  # ... while steps run back to back
 SCREEN_ACTIONS = tuple(command.action for command in commands_in("screen"))
 
 
-def _is_task_file(_change: object, path: str) -> bool:
-    return Path(path).name in WATCHED_FILES
-
-
-class WorkbenchScreen(RunLoop):
+class WorkbenchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [STOP_BINDING, *bindings("screen")]
+    HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
 
     def __init__(self, reader: TaskReader, session: Session, settings: Settings) -> None:
         super().__init__(id="workbench")
@@ -68,23 +83,25 @@ class WorkbenchScreen(RunLoop):
         self.session = session
         self.settings = settings
         self.snapshot: TaskSnapshot | None = None
-        self.running = False
-        self.step_in_flight: int | None = None
-        self.stage = ""
-        self.context_step: int | None = None  # None: the next step's preview
-        self._step_started = 0.0
-        self._loading = False
-        self._reload_again = False
-        self._reload_urgent = False
-        self._awaiting_human = False  # the human model's prompt is open
-        self._continue_at: int | None = None  # running: the step to start once this one shows
-        self._quit_after_step = False
-        self._stopping = False
-        self._clock: Timer | None = None
         self._applies_state: tuple[bool, ...] = ()
-        self._last_load = 0.0
-        self._stage_shown = 0.0
-        self._reload_timer: Timer | None = None
+        self.run_control = RunController(self, self, session, settings)
+        self.operator = OperatorCommands(self, self, reader, session)
+        self.browser = HistoryBrowser(self, self, reader)
+        self.arranger = PaneArranger(self, lambda: self.snapshot)
+        self.loader = TaskLoader(self, reader, lambda: self.running, self.sync_bindings)
+
+    # The run's state, as what applies now reads it.
+    @property
+    def running(self) -> bool:
+        return self.run_control.running
+
+    @property
+    def step_in_flight(self) -> int | None:
+        return self.run_control.step_in_flight
+
+    @property
+    def stage(self) -> str:
+        return self.run_control.stage
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -104,181 +121,77 @@ class WorkbenchScreen(RunLoop):
         yield KeyFooter(id="footer")
 
     def on_mount(self) -> None:
-        self._show_activity()
+        self.run_control.show_activity()
         # Paint the frame first; the first load (tiktoken's tables among it) comes after.
         self.call_after_refresh(self.request_reload)
         if self.settings.watch:
-            self.watch_task_folder()
+            self.loader.watch()
         if self.settings.clock:
-            self._clock = self.set_interval(0.5, self._show_activity, pause=True)
+            self.run_control.start_clock()
         self.query_one(LogView).focus()
 
-    # -- loading views --------------------------------------------------------------------------
+    @on(events.Resize)
+    def arrange_for_size(self, event: events.Resize) -> None:
+        self.arranger.resized(event.size.width, event.size.height)
+
+    def pane_of(self, widget: Widget) -> Pane | None:
+        return self.arranger.pane_of(widget)
+
+    @on(PaneTabs.Chosen)
+    def tab_clicked(self, message: PaneTabs.Chosen) -> None:
+        self.arranger.show_pane(message.pane)
+
+    # -- showing the task -----------------------------------------------------------------------
 
     def request_reload(self, urgent: bool = False) -> None:
-        """Reload the task's views. Reloads asked for while one runs coalesce into one more, and
-        loads are spaced (more while steps run back to back) so a busy writer in another
-        process cannot keep the UI thread repainting instead of answering keys. An urgent one
-        (our own step was recorded) skips the spacing: the run waits for it (see
-        continue_or_pause_after_step), so the screen is never more than a step behind."""
-        if self._loading:
-            self._reload_again = True
-            self._reload_urgent = self._reload_urgent or urgent
-            return
-        if self._reload_timer is not None:
-            if not urgent:
-                self._reload_again = True
-                return
-            self._reload_timer.stop()
-            self._reload_timer = None
-        spacing = 0.0 if urgent else RELOAD_SPACING_RUNNING if self.running else RELOAD_SPACING
-        wait = self._last_load + spacing - time.monotonic()
-        if wait > 0:
-            self._reload_timer = self.set_timer(wait, self._reload_when_due)
-            return
-        self._loading = True
-        self._reload_again = self._reload_urgent = False
-        self._last_load = time.monotonic()
-        self.load_snapshot()
+        """Reload the task's views (coalesced and spaced: see task_loader.py). An urgent one
+        (our own step was recorded) skips the spacing: the run waits for it."""
+        self.loader.request(urgent)
 
-    def _reload_when_due(self) -> None:
-        self._reload_timer = None
-        self._reload_again = False
-        self.request_reload()
-
-    @work(thread=True, exit_on_error=False, group="loader")
-    def load_snapshot(self) -> None:
-        try:
-            self.post_message(SnapshotLoaded(self.reader.snapshot()))
-        except ForgeError as exc:
-            self.post_message(SnapshotFailed(exc.message))
-
-    def _loaded(self) -> None:
-        self._loading = False
-        if self._reload_again:
-            urgent, self._reload_again, self._reload_urgent = self._reload_urgent, False, False
-            self.request_reload(urgent)
+    @on(TaskFilesChanged)
+    @on(LogTailLoaded)
+    @on(LogWindowNeeded)
+    @on(LogRowsLoaded)
+    def to_loader(self, message: Message) -> None:
+        self.loader.handle(message)
 
     @on(SnapshotFailed)
     def keep_last_view_on_bad_files(self, message: SnapshotFailed) -> None:
-        """A banner that stays until the files read again (the watcher reloads on every save),
-        over the last good view; the action log reads on its own, so it shows even if the task
-        never read since launch."""
-        self._loaded()
-        kept = "the last good view stays below" if self.snapshot else "the action log still reads"
-        banner = self.query_one("#problem-banner", Static)
-        banner.update(
-            fmt(
-                "[b]the task does not read:[/] $error\n[$text-muted]$kept; "
-                "fix the file and the workbench reloads[/]",
-                error=message.error.replace(f"{self.reader.path}/", ""),
-                kept=kept,
-            )
-        )
-        self.add_class("-broken")
-        if self._continue_at is not None:  # a run does not go on blind
-            self._continue_at = None
-            self.running = False
-            self.release_lock()
-            self.sync_bindings()
-        self._show_activity()
+        """A banner that stays until the files read again (the watcher reloads on every save);
+        a run does not go on blind."""
+        self.loader.loaded()
+        task_display.show_unreadable(self, message.error, self.reader.path, bool(self.snapshot))
+        self.run_control.stop_blind_run()
+        self.run_control.show_activity()
         if self.snapshot is None:
             self.query_one(ContextPane).show_error("unavailable", "the task does not read yet")
-        self.load_log_tail()
-
-    def _show_task_change(self, snapshot: TaskSnapshot) -> None:
-        """task.yaml edited since it was accepted: a banner until it is accepted (on s or space,
-        which show the change first)."""
-        change = snapshot.task_change
-        if change is not None:
-            self.query_one("#problem-banner", Static).update(
-                fmt(
-                    "[b]$summary since it was accepted:[/] no step runs until you accept it\n"
-                    "[$text-muted]press s to see the change and accept it[/]",
-                    summary=change.summary(),
-                )
-            )
-        self.set_class(change is not None, "-task-changed")
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="log")
-    def load_log_tail(self) -> None:
-        try:
-            count, rows = self.reader.log_tail()
-        except ForgeError:
-            return  # the log does not read either: the banner names the first problem
-        self.post_message(LogTailLoaded(count, rows))
-
-    @on(LogTailLoaded)
-    def show_log_tail(self, message: LogTailLoaded) -> None:
-        self.query_one(ActionLogPane).show_log(message.count, message.rows)
+        self.loader.load_log_tail()
 
     @on(SnapshotLoaded)
     async def show_snapshot(self, message: SnapshotLoaded) -> None:
-        self._loaded()
+        self.loader.loaded()
         self.remove_class("-broken")
         snapshot = message.snapshot
         first = self.snapshot is None
         self.snapshot = snapshot
-        self.query_one(TaskFramePane).show_snapshot(snapshot)
-        self.query_one(VerificationPane).show_snapshot(snapshot)
-        self.query_one(MemoryPane).show_rows(snapshot.memory)
-        self.query_one(ActionLogPane).show_log(snapshot.log_count, snapshot.tail_rows)
-        self.show_tabs()
-        context = self.query_one(ContextPane)
-        if self.context_step is None:
-            if snapshot.context is not None:
-                await context.show_view(snapshot.context)
-            elif snapshot.context_error:
-                context.show_error("next step preview", snapshot.context_error)
-            else:
-                context.show_error("finished", f"the task is {snapshot.status}: no next step")
-        # Only rare states go on the screen: a class change restyles every pane below it.
-        self.set_class(snapshot.read_only, "-read-only")
-        self._show_task_change(snapshot)
-        self._show_activity()
+        task_display.show_panes(self, snapshot)
+        self.arranger.show_tabs()
+        if self.browser.context_step is None:
+            await task_display.show_preview(self.query_one(ContextPane), snapshot)
+        task_display.show_task_state(self, snapshot)
+        self.run_control.show_activity()
         self.sync_bindings()
         if first and snapshot.escalation is not None and not snapshot.read_only:
-            self.notify_escalation(snapshot.escalation.question)
-        if first and snapshot.sandbox is not None and snapshot.sandbox.name != "bwrap":
-            self.notify(
-                "Agent commands run with the allow-list only: they can read and write outside "
-                f"the workspace. {snapshot.sandbox.reason}",
-                title="No OS sandbox",
-                severity="warning",
-                timeout=10,
-                markup=False,
-            )
+            self.run_control.notify_escalation(snapshot.escalation.question)
+        if first:
+            task_display.warn_without_sandbox(self, snapshot)
         # once this view is on screen: a run's next step never gets ahead of what it shows
-        self.call_after_refresh(self.continue_run, snapshot)
+        self.call_after_refresh(self.run_control.continue_run, snapshot)
 
-    @on(LogWindowNeeded)
-    def fetch_log_rows(self, message: LogWindowNeeded) -> None:
-        self.load_log_rows(message.first, message.end)
-
-    @work(thread=True, exit_on_error=False, group="log")
-    def load_log_rows(self, first: int, end: int) -> None:
-        self.post_message(LogRowsLoaded(first, self.reader.log_rows(first, end)))
-
-    @on(LogRowsLoaded)
-    def show_log_rows(self, message: LogRowsLoaded) -> None:
-        self.query_one(LogView).add_rows(message.rows)
-        self.sync_bindings()
-
-    # -- live refresh ---------------------------------------------------------------------------
-
-    @work(exclusive=True, exit_on_error=False, group="watch")
-    async def watch_task_folder(self) -> None:
-        """Another program's edits (an editor, a headless run) show within a second."""
-        from watchfiles import awatch
-
-        async for _changes in awatch(
-            self.reader.path, watch_filter=_is_task_file, debounce=WATCH_DEBOUNCE_MS, step=20
-        ):
-            self.post_message(TaskFilesChanged())
-
-    @on(TaskFilesChanged)
-    def reload_after_change(self) -> None:
-        self.request_reload()
+    def amend_snapshot(self, **changes: Any) -> None:
+        """What a change just made true, before the next load agrees: a step may start first."""
+        if self.snapshot is not None:
+            self.snapshot = replace(self.snapshot, **changes)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one handler for worker failures: a step or a change that raised is reported,
@@ -299,6 +212,10 @@ class WorkbenchScreen(RunLoop):
             self.request_reload()
 
     # -- what applies now -----------------------------------------------------------------------
+
+    def _selected_memory(self) -> str | None:
+        row = self.query_one(MemoryPane).selected
+        return row.ref if row is not None else None
 
     def situation(self) -> Situation | None:
         snap = self.snapshot
@@ -322,7 +239,7 @@ class WorkbenchScreen(RunLoop):
             memory_selected=self._selected_memory() is not None,
             detail_target=detail_target,
             step=snap.step,
-            context_step=self.context_step,
+            context_step=self.browser.context_step,
         )
 
     def applies(self, action: str) -> bool:
@@ -334,7 +251,7 @@ class WorkbenchScreen(RunLoop):
         every refresh, which is not free at every snapshot."""
         now = self.situation()
         state = tuple(now is not None and applies(action, now) for action in SCREEN_ACTIONS)
-        state += (self.can_stop_answer(),)
+        state += (self.run_control.can_stop_answer(),)
         if state != self._applies_state:
             self._applies_state = state
             self.refresh_bindings()
@@ -343,7 +260,7 @@ class WorkbenchScreen(RunLoop):
         """Commands that do not apply now stay in the footer, dimmed; the stop key is there only
         while an answer streams in (the step key is, otherwise)."""
         if action == STOP_BINDING.action:
-            return self.can_stop_answer()
+            return self.run_control.can_stop_answer()
         if action in SCREEN_ACTIONS:
             return True if self.applies(action) else None
         return True
@@ -352,34 +269,128 @@ class WorkbenchScreen(RunLoop):
         """A command key pressed when it does not apply says why (bindings run after this
         handler, and only enabled ones)."""
         active = self.active_bindings.get(event.key)
-        if (
-            active is None
-            or active.enabled
-            or active.binding.action.split("(")[0] not in SCREEN_ACTIONS
-        ):
+        action = active.binding.action if active is not None else ""
+        if active is None or active.enabled or action.split("(")[0] not in SCREEN_ACTIONS:
             return
         now = self.situation()
         reason = why_not(active.binding.action, now) if now else "the task has not been read yet"
         self.notify(reason, title=f"{active.binding.description}: not now", timeout=3,
                     markup=False)  # fmt: skip
 
-    def on_descendant_focus(self) -> None:
+    @on(events.DescendantFocus)
+    @on(MemoryList.CursorMoved)
+    def focus_or_selection_moved(self) -> None:
         self.sync_bindings()
 
-    @on(MemoryList.CursorMoved)
-    def selection_moved(self) -> None:
-        self.sync_bindings()
+    # -- the commands' keys (the command table in commands.py names these actions) -------------
+
+    def action_run_pause(self) -> None:
+        self.run_control.run_pause()
+
+    def action_single_step(self) -> None:
+        self.run_control.single_step()
+
+    def action_stop_answer(self) -> None:
+        self.run_control.stop_answer()
+
+    def action_answer(self) -> None:
+        self.operator.answer()
+
+    def action_toggle_pin(self) -> None:
+        self.operator.toggle_pin()
+
+    def action_evict(self) -> None:
+        self.operator.evict()
+
+    def action_add_note(self) -> None:
+        self.operator.add_note()
+
+    def action_edit_memory(self) -> None:
+        self.operator.open_memory_detail(editing=True)
+
+    def action_set_limits(self) -> None:
+        self.operator.set_limits()
+
+    def action_open_inbox(self) -> None:
+        self.operator.open_inbox()
+
+    def action_choose_model(self) -> None:
+        self.operator.choose_model()
+
+    def asked_before_step(self, then: Callable[[], None]) -> bool:
+        return self.operator.asked_before_step(then)
+
+    def action_rerun(self) -> None:
+        self.operator.rerun()
+
+    def action_rewind(self) -> None:
+        self.operator.rewind()
+
+    def action_open_detail(self) -> None:
+        """Whatever has focus, in full: a context section opens in place, the rest in modals."""
+        focused = self.focused
+        block = self.query_one(ContextPane).focused_block()
+        if block is not None:
+            block.toggle()
+        elif isinstance(focused, MemoryList):
+            self.operator.open_memory_detail()
+        elif isinstance(focused, LogView) and focused.selected is not None:
+            self.browser.open_record(focused.selected.record)
+        else:
+            check = self.query_one(VerificationPane).focused_check()
+            if check is not None:
+                self.browser.open_check(check)
+
+    def action_earlier_context(self) -> None:
+        self.browser.earlier_context()
+
+    def action_later_context(self) -> None:
+        self.browser.later_context()
+
+    def action_filter_log(self) -> None:
+        self.browser.filter_log()
+
+    def action_goto_step(self) -> None:
+        self.browser.goto_step()
+
+    def action_show_pane(self, pane: Pane) -> None:
+        self.arranger.show_pane(pane)
+
+    def action_zoom(self) -> None:
+        self.arranger.zoom()
+
+    # -- the workers' messages, to the objects that act on them ---------------------------------
+
+    @on(StepStarted)
+    @on(StepProgress)
+    @on(AnswerStopSent)
+    @on(StepRecorded)
+    @on(StepFailed)
+    @on(EscalationRaised)
+    @on(ExecutorNotice)
+    def to_run_control(self, message: Message) -> None:
+        self.run_control.handle(message)
+
+    @on(OperatorDone)
+    @on(TaskChangeAccepted)
+    @on(ModelChosen)
+    def to_operator(self, message: Message) -> None:
+        self.operator.handle(message)
+
+    @on(DetailLoaded)
+    @on(SavedContextLoaded)
+    @on(LogCursorRested)
+    @on(LogFilterNeeded)
+    @on(LogFiltered)
+    @on(LogStepFound)
+    async def to_browser(self, message: Message) -> None:
+        await self.browser.handle(message)
 
     # -- leaving --------------------------------------------------------------------------------
 
     def request_quit(self) -> bool:
         """True if the app may exit now; else it exits once the step in flight is recorded."""
-        if self.step_in_flight is None:
-            return True
-        self.running = False
-        self._quit_after_step = True
-        self.notify(f"quitting once step {self.step_in_flight} is recorded", markup=False)
-        return False
+        return self.run_control.request_quit()
 
     def on_unmount(self) -> None:
         self.session.close()

@@ -113,8 +113,7 @@ def _deadline(seconds: float) -> Iterator[None]:
 def run_main(args: Sequence[str | Path], stdin: str | None = None, timeout: float = 120) -> Result:
     """`forgetui ARGS` in this process, in the environment and directory it has now: stdout and
     stderr captured, stdin given, a fresh console (it reads NO_COLOR and COLUMNS when made)."""
-    from forgetui import render
-    from forgetui.cli import main
+    from forgetui.cli import main, render
 
     out, err = io.StringIO(), io.StringIO()
     consoles, real_stdin = list(render._CONSOLE), sys.stdin
@@ -156,7 +155,7 @@ def cli_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def write_hand_task(workspace: Path, target_lines: int = 3000) -> Path:
-    """A task folder written by hand from DESIGN.md sections 3 and 5."""
+    """A task folder written by hand, as docs/task-folder.md describes one."""
     task = workspace / ".agentforge" / "tasks" / "fix-help"
     (task / "artifacts" / "inputs").mkdir(parents=True)
     (workspace / "cli" / "commands").mkdir(parents=True)
@@ -195,10 +194,10 @@ limits:
     (task / "state.yaml").write_text(
         "task_id: fix-help\nphase: fix_violation\nstatus: ready\nstep: 8\n"
     )
-    # the working-memory example of DESIGN.md section 5, verbatim
-    design_memory = Path(__file__).parents[1] / "data" / "working_memory.design.yaml"
+    # the documented working-memory example, verbatim
+    example_memory = Path(__file__).parents[1] / "data" / "working_memory.example.yaml"
     (task / "working_memory.yaml").write_text(
-        design_memory.read_text().replace(
+        example_memory.read_text().replace(
             'content: "..."', 'content: "def spec(): ...  # loaded by hand"'
         )
     )

@@ -127,7 +127,7 @@ def test_a_hand_written_task_yaml_is_a_new_task(cli, tmp_path) -> None:
     assert run.json_lines()[-1]["status"] == "complete"
 
 
-# -- hostile or damaged files of a task with a history (issue 10) -------------------------------
+# -- hostile or damaged files of a task with a history ------------------------------------------
 
 
 def _replace(name: str, old: bytes, new: bytes):

@@ -1,4 +1,4 @@
-"""`forgetui context`: the issue's acceptance on a task folder written by hand."""
+"""`forgetui context` on a task folder written by hand, as docs/task-folder.md describes it."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from tests.engine.helpers import act, make_task
+from tests.engine.helpers import act, last_results, make_task
 
 SMALL = 64 * 1024  # what a state file, a checkpoint or a log line of these steps stays under
 MB = 1024 * 1024
@@ -44,7 +44,7 @@ def test_a_write_over_the_cap_is_refused_and_the_task_goes_on(cli: Any, tmp_path
     replay = f"replay:{folder.path / 'replay.yaml'}"
     first = cli("run", folder.path, "--model", replay, "--max-steps", "1", "--json")
     assert first.code == 0, first.err
-    result = folder.log.last_results(1)[0]
+    result = last_results(folder.log, 1)[0]
     assert (result.action, result.result) == ("write_file", "failure")
     assert "10,000,000 bytes" in (result.error or "") and "max_write_bytes" in (result.error or "")
     assert not (tmp_path / "ws" / "huge.txt").exists()
@@ -64,7 +64,7 @@ def test_a_cap_set_in_task_yaml_applies(cli: Any, tmp_path: Path) -> None:
     folder = make_task(tmp_path, script, limits={"max_write_bytes": 1000}, checks=[])
     done = _run(cli, folder.path, folder.path / "replay.yaml", 1)
     assert done.code == 0, done.err
-    result = folder.log.last_results(1)[0]
+    result = last_results(folder.log, 1)[0]
     assert result.result == "failure" and "1,000 bytes" in (result.error or "")
     assert not (tmp_path / "ws" / "a.txt").exists()
 

@@ -12,6 +12,7 @@ from tests.cli.conftest import ROOT
 _EXTRA_MODULES = {
     "pytest-textual-snapshot": "pytest_textual_snapshot",
     "hypothesis": "hypothesis",
+    "import-linter": "importlinter",
     "ruff": "ruff",
     "mypy": "mypy",
     "types-PyYAML": "yaml-stubs",

@@ -1,4 +1,4 @@
-"""The provider's count of the last prompt beside forgetui's (issue 11): budgets stay in one
+"""The provider's count of the last prompt beside forgetui's: budgets stay in one
 tokenizer, but `status` shows what the server counted too; `context` shows the tool schemas
 sent with the request as a line of their own."""
 

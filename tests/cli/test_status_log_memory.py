@@ -1,4 +1,4 @@
-"""status / log / memory: the public JSON shapes of DESIGN.md section 9."""
+"""status / log / memory: the public JSON shapes (docs/cli.md)."""
 
 from __future__ import annotations
 

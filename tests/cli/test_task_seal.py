@@ -80,8 +80,9 @@ def test_a_task_laid_out_before_sealing_is_sealed_at_its_next_run(cli: Any, tmp_
 
 def test_a_task_yaml_changed_mid_run_stops_the_next_step(tmp_path: Path) -> None:
     """What an agent in allow-list mode could do: rewrite its own task.yaml between steps."""
-    from forgetui.engine.api import Executor, model_for
     from forgetui.engine.folder.seal import TaskChangedError
+    from forgetui.engine.step.executor import Executor
+    from forgetui.engine.step.runner import model_for
 
     task = init_sample("hello_world", into=tmp_path / "ws").path
     folder = TaskFolder.open(task)

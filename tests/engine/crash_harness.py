@@ -1,5 +1,5 @@
 """SIGKILL a headless run at random moments, resume it until it finishes, and compare the result
-with a clean run of the same script (issue 10). bench/bench_crash.py runs it with 120 kills;
+with a clean run of the same script. bench/bench_crash.py runs it with 120 kills;
 tests/engine/test_crash_resume.py with a few, so the suite keeps the proof.
 
 It lives in tests/ and the bench imports it, not the other way round: the suite is what CI

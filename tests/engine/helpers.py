@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from forgetui.engine.folder.action_log import ActionLog
+from forgetui.engine.folder.records import ResultRecord
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.llm import make_model
@@ -51,3 +53,8 @@ def litellm_at(fake: Any, **options: Any) -> Any:
 
 def act(action: str, **args: Any) -> dict[str, Any]:
     return {"action": action, "args": args}
+
+
+def last_results(log: ActionLog, n: int) -> list[ResultRecord]:
+    """The last n result records, oldest first."""
+    return [r for r in log.tail(n, ("result",)) if isinstance(r, ResultRecord)]

@@ -46,7 +46,8 @@ Raise ValueError on bad input.
 
 
 class SnapshotRecorder:
-    """Stands in for the store: writes each before/after pair under tmp and remembers calls."""
+    """Stands in for TaskFolder.snapshot: writes each before/after pair under tmp and remembers
+    calls."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder

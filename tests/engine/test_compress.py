@@ -15,6 +15,14 @@ def counter() -> TokenCounter:
     return counter_for(None)
 
 
+def compress_file(
+    text: str, budget: int, counter: TokenCounter, *, start: int = 1, prefix: str = ""
+) -> cz.Excerpt:
+    """File content with line numbers, cut to `budget` tokens keeping its first and last lines."""
+    numbered = cz.number_lines(text, start).split("\n") if text else []
+    return cz.fit_lines(cz.measure_lines(numbered, counter, prefix), budget, counter)
+
+
 def _source(lines: int) -> str:
     return "".join(
         f"def handler_{i}(request):  # route {i}\n" if i % 4 == 0 else f"    return {i} * 2\n"
@@ -39,14 +47,14 @@ def test_number_lines_cleans_what_yaml_cannot_carry() -> None:
 
 
 def test_a_file_that_fits_is_kept_whole(counter: TokenCounter) -> None:
-    excerpt = cz.compress_file(_source(20), 1000, counter)
+    excerpt = compress_file(_source(20), 1000, counter)
     assert excerpt.omitted == 0
     assert excerpt.text == cz.number_lines(_source(20))
     assert excerpt.tokens == counter.count(excerpt.text + "\n")
 
 
 def test_a_3000_line_file_keeps_its_first_and_last_lines(counter: TokenCounter) -> None:
-    excerpt = cz.compress_file(_source(3000), 800, counter)
+    excerpt = compress_file(_source(3000), 800, counter)
     lines = excerpt.text.split("\n")
     assert lines[0] == "   1| def handler_0(request):  # route 0"
     assert lines[-1] == "3000|     return 2999 * 2"
@@ -65,7 +73,7 @@ def test_a_3000_line_file_keeps_its_first_and_last_lines(counter: TokenCounter) 
 @pytest.mark.parametrize("budget", [30, 100, 333, 1500])
 def test_excerpts_fit_any_budget_with_indentation(counter: TokenCounter, budget: int) -> None:
     prefix = " " * 8
-    excerpt = cz.compress_file(_source(500), budget, counter, prefix=prefix)
+    excerpt = compress_file(_source(500), budget, counter, prefix=prefix)
     rendered = cz.indent_lines(excerpt.text, prefix) + "\n" if excerpt.text else ""
     assert excerpt.tokens == counter.count(rendered) <= budget
 
@@ -87,7 +95,7 @@ def test_unnumbered_text_is_excerpted_the_same_way(counter: TokenCounter) -> Non
 
 
 def test_a_budget_below_the_marker_keeps_nothing(counter: TokenCounter) -> None:
-    assert cz.compress_file(_source(100), 3, counter) == cz.Excerpt("", 0, 100)
+    assert compress_file(_source(100), 3, counter) == cz.Excerpt("", 0, 100)
 
 
 # -- recent actions, tool results, errors, lists

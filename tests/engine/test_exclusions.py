@@ -19,6 +19,7 @@ from forgetui.engine.context.compiler import step_exclusions
 from forgetui.engine.folder import memory as wm
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.history.diff import DiffEntry, context_diff
+from forgetui.engine.operator.verbs import answer
 from forgetui.engine.step.executor import Executor
 
 from .helpers import act, make_task, replay
@@ -253,7 +254,7 @@ def test_an_expiry_at_a_step_that_escalated_first_reaches_the_next_saved_context
         assert [(d.ref, d.reason) for d in folder.load_state().departed] == [
             ("full_file:a.txt", "expired"),
         ]  # fmt: skip
-        api.answer(folder, "continue")
+        answer(folder, "continue")
         executor.step()
     assert exclusions(folder, 5)["full_file:a.txt"]["reason"] == "expired"
     assert folder.load_state().departed == []  # recorded; five results fit a memory of 5

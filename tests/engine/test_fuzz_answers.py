@@ -1,4 +1,4 @@
-"""Fuzz what a model may answer (issue 10): random text, cut-off answers, wrong fences, JSON
+"""Fuzz what a model may answer: random text, cut-off answers, wrong fences, JSON
 where YAML is asked for, huge strings, any unicode. The parser never raises and gives an action
 or a reason; a real step on such an answer never raises, logs the answer as it came, and the
 task takes its next step.

@@ -1,4 +1,4 @@
-"""Fuzz the four state files of a real hello_world task and run the CLI on them (issue 10).
+"""Fuzz the four state files of a real hello_world task and run the CLI on them.
 
 Each case damages one file of a freshly `init`-ed task (or of one that ran a step): cut at a
 byte, bytes flipped or inserted, a value replaced by a random YAML value, random text, a 0-byte

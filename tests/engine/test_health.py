@@ -7,14 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from forgetui.engine.api import (
-    context_health,
-    preview_context,
-    saved_health,
-    status,
-    task_health,
-)
-from forgetui.engine.context.health import ContextHealth, SectionHealth
+from forgetui.engine.api import context_health, preview_context
+from forgetui.engine.api.reads import status, task_health
+from forgetui.engine.context.health import ContextHealth, SectionHealth, saved_health
 from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 

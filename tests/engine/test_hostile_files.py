@@ -416,7 +416,7 @@ def test_a_writer_that_cannot_open_lets_go_of_the_lock(tmp_path: Path, case: str
 
 
 def test_the_workbench_session_lets_go_too(tmp_path: Path) -> None:
-    from forgetui.tui.session import StepSession
+    from forgetui.engine.api import TaskService as StepSession
 
     folder = stepped(tmp_path)
     (folder.path / "working_memory.yaml").write_bytes(b"")

@@ -16,7 +16,7 @@ from forgetui.engine.folder.records import IntentRecord
 from forgetui.engine.folder.stored_args import MissingArgument, expanded
 from forgetui.engine.operator.verbs import answer
 from forgetui.engine.step.executor import Executor
-from tests.engine.helpers import act, make_task, replay
+from tests.engine.helpers import act, last_results, make_task, replay
 
 BIG = "".join(f"{n:07d} the same line, numbered\n" for n in range(40_000))  # ~1.3 MB
 
@@ -80,7 +80,7 @@ def test_read_file_reads_the_start_of_a_large_file(tmp_path: Path) -> None:
     assert whole.result == "failure" and "max_bytes" in whole.summary
     assert head.result == "success"
     assert "lines 2-31 of 31 (the first 992 of 2,560,000 bytes)" in head.summary
-    output = folder.log.last_results(3)[0].output or ""
+    output = last_results(folder.log, 3)[0].output or ""
     assert output.splitlines()[0].endswith("2| 0000001 the same line, numbered")
     assert zero.result == "failure" and "max_bytes" in zero.summary and "1 or more" in zero.summary
     assert small.result == "success" and small.summary == "read small.txt lines 1-2 of 2"

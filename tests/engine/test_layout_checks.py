@@ -13,7 +13,8 @@ from pathlib import Path
 
 import yaml
 
-from forgetui.engine.api import compile_context, context_inputs, init_sample, open_task
+from forgetui.engine.api import init_sample, open_task
+from forgetui.engine.context import compile_context, context_inputs
 from forgetui.engine.folder.checkpoints import read_checkpoint
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.folder.task_spec import TaskSpec

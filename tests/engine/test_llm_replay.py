@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from forgetui.engine.base.errors import StateFileError
-from forgetui.engine.base.yamlio import write_model
+from forgetui.engine.base.yamlio import atomic_write_text, dump_model
 from forgetui.engine.folder.action_log import ActionLog
 from forgetui.engine.folder.catalog import actions_of
 from forgetui.engine.folder.records import IntentRecord
@@ -127,7 +127,7 @@ def test_match_follows_the_latest_decision(task_dir: Path) -> None:
         step=1,
         decisions=[Decision(step=1, question="Which language?", answer="french, please", at="x")],
     )
-    write_model(task_dir / "state.yaml", state)
+    atomic_write_text(task_dir / "state.yaml", dump_model(state))
     model = replay(task_dir)
     model.set_position(0)
     assert model.complete(MESSAGES, TOOLS).args == {"text": "bonjour"}

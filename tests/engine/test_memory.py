@@ -1,4 +1,4 @@
-"""Working memory rules (DESIGN.md section 5): FIFO of the oldest unpinned, pins, expiry."""
+"""Working memory rules (docs/task-folder.md): FIFO of the oldest unpinned, pins, expiry."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from forgetui.engine.base.errors import MemoryKeyError
 from forgetui.engine.base.yamlio import load_model
 from forgetui.engine.folder import memory as wm
 
-DESIGN_EXAMPLE = (Path(__file__).parents[1] / "data" / "working_memory.design.yaml").read_text()
+EXAMPLE = (Path(__file__).parents[1] / "data" / "working_memory.example.yaml").read_text()
 
 
 def _note(step: int, pinned: bool = False) -> wm.MemoryItem:
@@ -19,9 +19,9 @@ def _note(step: int, pinned: bool = False) -> wm.MemoryItem:
     )
 
 
-def test_the_design_example_loads(tmp_path: Path) -> None:
+def test_the_documented_example_loads(tmp_path: Path) -> None:
     path = tmp_path / "working_memory.yaml"
-    path.write_text(DESIGN_EXAMPLE)
+    path.write_text(EXAMPLE)
     memory = load_model(path, wm.WorkingMemory)
     assert memory.max_items == 5
     assert [item.ref for item in memory.items] == [

@@ -1,7 +1,6 @@
-"""The context is held under the model's window, and a prompt over it escalates as such (issue
-11, "Token counts per model, and the model's window"): a window the step knows of caps the
-context before the call, one too small escalates before any request, and a server that says
-the prompt is over its window is asked once, not three times."""
+"""The context is held under the model's window, and a prompt over it escalates as such: a
+window the step knows of caps the context before the call, one too small escalates before any
+request, and a server that says the prompt is over its window is asked once, not three times."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Answers as real small models write them (issue 11, "Real answers parse or say why").
+"""Answers as real small models write them: real answers parse or say why.
 
 Each answer below is the shape a local model (Gemma 3, Qwen 2.5, Llama 3.x, Mistral, Phi)
 actually produced around an action: prose, a wrong fence, JSON for YAML, its chat template's

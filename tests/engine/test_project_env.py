@@ -14,6 +14,7 @@ import pytest
 
 from forgetui.engine import api
 from forgetui.engine.actions import ActionEnv, execute
+from forgetui.engine.api import reads
 from forgetui.engine.base.errors import EXIT_BAD_INPUT
 from forgetui.engine.checks.verify import run_checks
 from forgetui.engine.folder.task_spec import TaskSpec
@@ -120,7 +121,7 @@ def test_a_broken_python_env_stops_status(workspace: Path, tmp_path: Path) -> No
     task_yaml = folder.path / "task.yaml"
     task_yaml.write_text(task_yaml.read_text() + "python_env: nowhere/\n")
     with pytest.raises(PythonEnvError, match="python_env: 'nowhere/'"):
-        api.status(api.open_task(folder.path))
+        reads.status(api.open_task(folder.path))
 
 
 def test_finding_the_environment_runs_nothing(workspace: Path, tmp_path: Path) -> None:
@@ -142,11 +143,11 @@ def test_finding_the_environment_runs_nothing(workspace: Path, tmp_path: Path) -
 
 def test_status_json_says_which_environment_and_why(tmp_path: Path) -> None:
     folder = init_sample("hello_world", into=tmp_path / "run")
-    assert api.status(folder)["environment"] == {
+    assert reads.status(folder)["environment"] == {
         "python": sys.executable, "source": "forgetui", "label": "forgetui's own interpreter",
     }  # fmt: skip
     make_venv(folder.workspace / ".venv")
-    environment = api.status(folder)["environment"]
+    environment = reads.status(folder)["environment"]
     assert environment["source"] == "workspace .venv"
     assert environment["python"] == str(folder.workspace / ".venv" / "bin" / "python")
 

@@ -16,7 +16,7 @@ import pytest
 from forgetui.engine.actions import ActionEnv, ActionOutcome, execute
 from forgetui.engine.actions import files as file_actions
 from forgetui.engine.folder.task_spec import TaskSpec
-from forgetui.engine.workspace import files as workspace_files
+from forgetui.engine.workspace import confined_open
 from tests.engine.test_file_escapes import SWAPPER
 
 SECRET = "outside secret 7f3a"
@@ -144,7 +144,7 @@ def test_a_swap_after_the_last_resolution_is_refused_by_the_open_itself(
     """The worst moment: after the last look at the path by name, before the open. Only
     opening each component without following a link stops it, and the model is told."""
     ws, outside = layout
-    resolve = workspace_files.resolved
+    resolve = confined_open.resolved
     swapped: list[Path] = []
 
     def resolve_then_swap(root: Path, path: Path) -> Path:
@@ -154,7 +154,7 @@ def test_a_swap_after_the_last_resolution_is_refused_by_the_open_itself(
             swapped.append(real)
         return real
 
-    monkeypatch.setattr(workspace_files, "resolved", resolve_then_swap)
+    monkeypatch.setattr(confined_open, "resolved", resolve_then_swap)
     outcome = execute(action, args, make_env(ws))
     assert swapped and swapped[0].is_relative_to(ws.resolve() / "sub")  # it ran, between the two
     assert_nothing_from_outside(outcome)

@@ -13,7 +13,7 @@ from forgetui.engine.folder.records import IntentRecord, ResultRecord
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.operator.verbs import answer
 from forgetui.engine.step.executor import Executor
-from tests.engine.helpers import act, make_task, replay
+from tests.engine.helpers import act, last_results, make_task, replay
 
 EDIT = {"path": "f.txt", "old": "one", "new": "two"}
 
@@ -42,7 +42,7 @@ def test_re_running_an_interrupted_edit(tmp_path: Path, landed: bool) -> None:
         answer(folder, "re-run")
         report = executor.step()
     assert report.step == 2
-    result = folder.log.last_results(1)[0]
+    result = last_results(folder.log, 1)[0]
     assert isinstance(result, ResultRecord)
     assert result.result == "success", result.summary
     assert result.files_changed == ["f.txt"]

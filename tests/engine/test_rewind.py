@@ -15,8 +15,9 @@ import pytest
 from forgetui.engine import api
 from forgetui.engine.folder.checkpoints import NoCheckpoint, checkpoint_path, read_checkpoint
 from forgetui.engine.folder.task_folder import FORGE_DIR, TaskFolder
-from forgetui.engine.history import restore, rewind
+from forgetui.engine.history import restore
 from forgetui.engine.history.rewind import KEPT_FIELDS, RewindConflict, fork_task, rewind_task
+from forgetui.engine.operator.verbs import answer
 from forgetui.engine.step.executor import Executor
 from tests.engine.helpers import act, make_task, replay
 
@@ -205,7 +206,7 @@ def test_a_step_waiting_for_approval_is_settled_first(tmp_path: Path) -> None:
     (folder.workspace / "b.txt").write_text("B0\n")
     with Executor(folder, replay(folder)) as executor:
         assert executor.step().result == "escalated"
-        api.answer(folder, "approve")
+        answer(folder, "approve")
         assert executor.step().result == "success"  # step 1 ran
         assert executor.step().result == "escalated"  # step 2 waits
     kept = task_bytes(folder)
@@ -412,7 +413,7 @@ def test_a_fork_failing_midway_leaves_nothing(
     def full(*_args: Any) -> Path:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(rewind, "_lay_out_fork", full)
+    monkeypatch.setattr("forgetui.engine.history.fork._lay_out_fork", full)
     dest = tmp_path / "new" / "deep" / "fork"
     with pytest.raises(api.ForgeError) as failed:
         fork_task(folder, 3, dest)
@@ -430,7 +431,7 @@ def test_a_fork_while_a_step_waits_for_approval_does_not_wait(tmp_path: Path) ->
     (folder.workspace / "b.txt").write_text("B0\n")
     with Executor(folder, replay(folder)) as executor:
         assert executor.step().result == "escalated"
-        api.answer(folder, "approve")
+        answer(folder, "approve")
         assert executor.step().result == "success"  # step 1 wrote a.txt
         assert executor.step().result == "escalated"  # step 2 waits, the lock held
         assert folder.lock.holder() is not None

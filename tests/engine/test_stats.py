@@ -6,7 +6,8 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
-from forgetui.engine.api import task_stats, token_series
+from forgetui.engine.api import token_series
+from forgetui.engine.api.reads import task_stats
 from forgetui.engine.base.clock import now_iso
 from forgetui.engine.base.tokens import counter_for
 from forgetui.engine.folder.action_log import ActionLog

@@ -1,5 +1,5 @@
 """Streamed answers end to end: real litellm, real HTTP, a loopback server sending Server-Sent
-Events (issue 11, "Streaming"). The answer reaches the observer as it arrives, the usage is the
+Events. The answer reaches the observer as it arrives, the usage is the
 server's, the operator can stop it, and a server that trickles is cut at the timeout."""
 
 from __future__ import annotations

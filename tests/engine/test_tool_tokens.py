@@ -1,4 +1,4 @@
-"""Tools on purpose (issue 11): `tools: on|off|auto` decides whether schemas go with the
+"""Tools on purpose: `tools: on|off|auto` decides whether schemas go with the
 request; when they do, available_actions names the actions only, and the schemas' tokens are
 counted against max_tokens and saved with the step's context."""
 

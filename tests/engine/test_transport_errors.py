@@ -1,5 +1,5 @@
 """A failed model call is the operator's problem: logged and escalated, never in the agent's
-memory, last errors, recent actions or decisions (issue 11, "Errors where they belong")."""
+memory, last errors, recent actions or decisions."""
 
 from __future__ import annotations
 

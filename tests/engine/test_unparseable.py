@@ -1,5 +1,5 @@
-"""Answers that never parse escalate as such, with the raw answers to look at (issue 11,
-"Real answers parse or say why"): not a model error with a "retry" that cannot help."""
+"""Answers that never parse escalate as such, with the raw answers to look at: not a model
+error with a "retry" that cannot help."""
 
 from __future__ import annotations
 

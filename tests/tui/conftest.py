@@ -132,7 +132,7 @@ async def settle(pilot: Pilot[Any], rounds: int = 400) -> None:
         await pilot.pause()
         screen = app.workbench
         busy = [w for w in app.workers if w.group != "watch" and not w.is_finished]
-        loading = screen._loading or screen._reload_timer is not None
+        loading = screen.loader.pending
         if not busy and not loading and screen.step_in_flight is None:
             await pilot.pause()
             return
@@ -180,18 +180,18 @@ class GatedModel:
 def gated(monkeypatch: pytest.MonkeyPatch) -> Callable[..., list[GatedModel]]:
     """gated(fail=None, free_calls=0) -> the list that will hold the gated model once a step
     creates it."""
-    from forgetui.engine import api
+    from forgetui.engine.step import runner
 
     def install(fail: BaseException | None = None, free_calls: int = 0) -> list[GatedModel]:
         made: list[GatedModel] = []
-        real = api.model_for
+        real = runner.model_for
 
         def gated_model_for(*args: Any, **kwargs: Any) -> Model:
             model = GatedModel(real(*args, **kwargs), fail, free_calls)
             made.append(model)
             return model
 
-        monkeypatch.setattr(api, "model_for", gated_model_for)
+        monkeypatch.setattr(runner, "model_for", gated_model_for)
         return made
 
     return install

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from forgetui.engine.api import open_task, task_stats
+from forgetui.engine.api import open_task
+from forgetui.engine.api.reads import task_stats
 from forgetui.engine.start.samples import init_sample
 from forgetui.engine.step.runner import run
 from forgetui.tui.app import ForgeApp

@@ -24,6 +24,7 @@ from forgetui.engine.start.samples import init_sample
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.session import EngineProcess
 from tests.cli.conftest import cli_env
+from tests.engine.helpers import last_results
 from tests.engine.sandbox_helpers import BWRAP, NO_BWRAP, use_mode
 
 from .conftest import QUICK_CHECKS, SIZE, custom_sample, press, settle
@@ -97,7 +98,7 @@ def assert_two_steps_ran(task: Path, workspace: Path, tmp_path: Path, mode: str)
     under the sandbox asked for (bwrap hides /tmp, where the forgetui markers are)."""
     folder = TaskFolder.open(task)
     assert folder.load_state().step == 2
-    results = [r for r in folder.log.last_results(2) if isinstance(r, ResultRecord)]
+    results = [r for r in last_results(folder.log, 2) if isinstance(r, ResultRecord)]
     assert [(r.action, r.result) for r in results] == [
         ("write_file", "success"), ("run_check", "success"),
     ]  # fmt: skip

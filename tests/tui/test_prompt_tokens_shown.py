@@ -1,4 +1,4 @@
-"""Token counts in the workbench (issue 11): the header shows the server's count of the last
+"""Token counts in the workbench: the header shows the server's count of the last
 prompt beside forgetui's once a server reported one, at 80 columns too; the context pane shows
 the tool schemas sent with the request as a line under available_actions."""
 

@@ -10,13 +10,31 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from textual.content import Content
 
 from forgetui.tui.app import ForgeApp
+from forgetui.tui.markup import fmt
 from forgetui.tui.modals.check_detail import CheckDetailScreen
-from forgetui.tui.panes.verification import CheckList, VerificationPane, verification_content
-from forgetui.tui.snapshot import CheckView
+from forgetui.tui.panes.verification import (
+    CheckList,
+    VerificationPane,
+    check_lines,
+    ready_lines,
+)
+from forgetui.tui.snapshot import CheckView, TaskSnapshot
 
 from .conftest import SIZE, custom_sample, press, screen_text, settle
+
+
+def verification_content(snapshot: TaskSnapshot) -> Content:
+    """The whole pane as text, without a cursor."""
+    out: list[Content] = []
+    if not snapshot.checks:
+        out.append(fmt("[$text-muted](this task defines no checks)[/]"))
+    width = max((len(check.name) for check in snapshot.checks), default=0)
+    for check in snapshot.checks:
+        out += check_lines(check, width)
+    return Content("\n").join(out + ready_lines(snapshot.ready))
 
 
 def pane_text(app: ForgeApp) -> str:

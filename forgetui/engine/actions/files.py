@@ -17,13 +17,13 @@ from forgetui.engine.actions.outcome import OUTPUT_CAP, ActionEnv, ActionOutcome
 from forgetui.engine.base.compress import numbered_lines, omitted_marker
 from forgetui.engine.base.timed_regex import InvalidPattern, PatternTooSlow, TimedPattern
 from forgetui.engine.sandbox import TASK_DIR_NAME, cap_text, resolve_path, workspace_relative
+from forgetui.engine.workspace.confined_open import open_read
 from forgetui.engine.workspace.files import (
     MAX_TEXT_BYTES,
     FileProblem,
     Skipped,
     line_count,
     looks_binary,
-    open_read,
     read_text,
     scanned_text,
     skip_reason,

@@ -28,7 +28,7 @@ class ActionEnv:
     workspace: Path
     spec: TaskSpec
     step: int
-    snapshot: Snapshot  # (rel_path, before, after) -> artifact paths; the store provides it
+    snapshot: Snapshot  # (rel_path, before, after) -> artifact paths; TaskFolder.snapshot
     last_error: str | None = None  # for load_context(error_details)
     verification: Verification | None = None  # the previous one, for run_check
     command_timeout_s: float = DEFAULT_TIMEOUT_S

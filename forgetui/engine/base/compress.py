@@ -246,14 +246,6 @@ def _take(costs: Sequence[int], room: int) -> int:
     return taken
 
 
-def compress_file(
-    text: str, budget: int, counter: TokenCounter, *, start: int = 1, prefix: str = ""
-) -> Excerpt:
-    """File content with line numbers, cut to `budget` tokens keeping its first and last lines."""
-    numbered = number_lines(text, start).split("\n") if text else []
-    return fit_lines(measure_lines(numbered, counter, prefix), budget, counter)
-
-
 def drop_to(items: Sequence[T], keep: int = RECENT_COMPRESSED) -> list[T]:
     """The newest `keep` items (items are oldest first): recent actions drop from 3 to 2."""
     return list(items[-keep:]) if keep > 0 else []

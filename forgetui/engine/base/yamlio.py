@@ -146,10 +146,6 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_model(path: Path, model: BaseModel) -> None:
-    atomic_write_text(path, dump_model(model))
-
-
 def safe_load(text: str, loader: _AnyLoader = yaml.SafeLoader, aliases: bool = False) -> Any:
     """`yaml.safe_load` (same loader, same errors), refusing anchors and aliases (or, with
     `aliases`, only those that would expand past MAX_ALIAS_NODES) and deep nesting, as

@@ -168,6 +168,19 @@ def _line_text(text: str, offset: int) -> str:
     return text[start : end if end != -1 else len(text)].strip()[:120]
 
 
+def _texts_of(pattern: str, workspace: Path) -> tuple[dict[str, str], str]:
+    """The text of every file the check's glob matches, and a note on those it could not read."""
+    skipped: list[Skipped] = []
+    texts: dict[str, str] = {}
+    for path in workspace_glob(workspace, pattern, skipped):
+        rel = workspace_relative(workspace, path)
+        try:
+            texts[rel] = read_bytes(workspace.resolve(), path).decode("utf-8", errors="replace")
+        except OSError as exc:  # unreadable, or gone since the glob
+            skipped.append(Skipped(rel, skip_reason(exc)))
+    return texts, skipped_note(skipped)
+
+
 def evaluate_regex(check: Check, workspace: Path) -> Evaluation:
     assert check.path is not None
     try:
@@ -177,15 +190,7 @@ def evaluate_regex(check: Check, workspace: Path) -> Evaluation:
         )
     except InvalidPattern as exc:
         return Evaluation(False, f"invalid regex: {exc}")
-    skipped: list[Skipped] = []
-    texts: dict[str, str] = {}
-    for path in workspace_glob(workspace, check.path, skipped):
-        rel = workspace_relative(workspace, path)
-        try:
-            texts[rel] = read_bytes(workspace.resolve(), path).decode("utf-8", errors="replace")
-        except OSError as exc:  # unreadable, or gone since the glob
-            skipped.append(Skipped(rel, skip_reason(exc)))
-    note = skipped_note(skipped)
+    texts, note = _texts_of(check.path, workspace)
     if not texts:
         return Evaluation(False, f"no files match {check.path}" + (f"; {note}" if note else ""))
     problems: list[str] = []

@@ -3,8 +3,9 @@
 Every step is two messages: the phase's system prompt and a user message of five sections
 (task_frame, current_state, recent_actions, verification_status, available_actions) rendered
 as YAML or XML. Each section is built as a small element tree, compressed in the order of the
-design's table until it fits its budget, and rendered as blocks whose token counts add up
-(render.py), so a block that did not change since the last preview costs a cache lookup.
+compression table (base/compress.py) until it fits its budget, and rendered as blocks whose
+token counts add up (render.py), so a block that did not change since the last preview costs a
+cache lookup.
 `validate_context` recounts every section from its text, the check before a context is sent.
 
 `compile_context` has no side effects: it reads the target files (cached by path, mtime and

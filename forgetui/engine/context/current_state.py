@@ -1,7 +1,7 @@
-"""Fitting current_state to its budget: the design's compression table one step at a time,
-and at each step the elastic parts (file excerpts, loaded files) water-filled into the room the
-rest of the section leaves. Pinned items and operator decisions give way last; when they cannot
-fit, the step is marked over budget and must not go out."""
+"""Fitting current_state to its budget: the compression table (base/compress.py) one step at a
+time, and at each step the elastic parts (file excerpts, loaded files) water-filled into the
+room the rest of the section leaves. Pinned items and operator decisions give way last; when
+they cannot fit, the step is marked over budget and must not go out."""
 
 from __future__ import annotations
 

@@ -19,7 +19,6 @@ WARN_AT = 0.70  # a context or section from 70% of its cap or budget is "warn"
 CRITICAL_AT = 0.90  # from 90%, "critical"
 
 Level = Literal["ok", "warn", "critical"]
-LEVELS: tuple[Level, ...] = ("ok", "warn", "critical")
 
 
 def level_of(tokens: int, limit: int) -> Level:

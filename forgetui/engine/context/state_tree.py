@@ -27,7 +27,7 @@ SCRATCHPAD_SHARE = 30
 
 @dataclass(frozen=True)
 class Squeeze:
-    """How hard current_state is compressed, one step of the design's table at a time."""
+    """How hard current_state is compressed, one step of the compression table at a time."""
 
     files: bool = False  # file content: first/last lines
     collapse: bool = False  # tool results on one line

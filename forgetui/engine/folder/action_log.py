@@ -1,8 +1,6 @@
-"""actions.yaml: the append-only action log.
-
-One record per line, `--- ` + one JSON object, so the file is a YAML stream, every line parses
-alone, and a line cut mid-write never parses. Steps read the tail by seeking from the end; the
-TUI pages through the log with an offset index of line starts built without parsing JSON.
+"""actions.yaml: the append-only action log, one record per line (the line format and the
+byte-level reads are log_lines.py). Steps read the tail by seeking from the end; the TUI pages
+through the log with an offset index of line starts built without parsing JSON.
 
 The index scan also notes every line that does not have a record's shape (`--- {` ... `}`), at
 no extra cost, so a writer can refuse a log with garbage in it without parsing every line
@@ -10,9 +8,7 @@ no extra cost, so a writer can refuse a log with garbage in it without parsing e
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import shlex
 import stat
 from array import array
@@ -21,32 +17,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from pydantic import ValidationError
-
 from forgetui.engine.base.clock import now_iso
-from forgetui.engine.base.errors import ForgeError, StateFileError, first_error
-from forgetui.engine.base.yamlio import load_json
-from forgetui.engine.folder.records import (
-    RECORD_ADAPTER,
-    IntentRecord,
-    OperatorRecord,
-    ResultRecord,
+from forgetui.engine.base.errors import ForgeError, StateFileError
+from forgetui.engine.folder.log_lines import (
+    KIND_FIELD,
+    AnyRecord,
+    LineError,
+    decode_line,
+    encode_record,
+    is_blank,
+    line_numbers,
+    lines_backwards,
+    pread,
+    scan_lines,
+    torn_tail,
 )
-from forgetui.engine.folder.stored_args import stored_data
+from forgetui.engine.folder.records import IntentRecord, ResultRecord
 
-AnyRecord = IntentRecord | ResultRecord | OperatorRecord
-ALL_KINDS: tuple[str, ...] = ("intent", "result", "operator")
-
-PREFIX = b"--- "
-_SHAPE_START = PREFIX + b"{"
-_SHAPE_END = ord("}")
-_BLOCK = 64 * 1024  # backwards reads: a few records per block
-_SCAN_BLOCK = 1 << 20  # index scans
 _PREVIEW_CHARS = 120
-# Characters JSON leaves raw (ensure_ascii=False) that a YAML 1.1 reader rejects or reads as a
-# line break; escaping them keeps the file a valid YAML stream.
-_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
-_KIND = re.compile(rb'"kind"\s*:\s*"([a-z_]+)"')
 
 
 @dataclass(frozen=True)
@@ -89,50 +77,6 @@ class StepStatus(NamedTuple):
     @property
     def complete(self) -> bool:
         return self.result is not None
-
-
-class _BadLine(Exception):
-    def __init__(self, problem: str, field: str | None = None) -> None:
-        super().__init__(problem)
-        self.problem = problem
-        self.field = field
-
-
-def encode_record(record: AnyRecord, task_dir: Path | None = None) -> bytes:
-    """The exact bytes `append` writes: one line, newline included, as every saved record is
-    kept (stored.py: long arguments by reference, kept under `task_dir`; no secret value)."""
-    data = stored_data(record, task_dir)
-    text = _YAML_UNSAFE.sub(_escape, json.dumps(data, ensure_ascii=False))
-    return PREFIX + text.encode("utf-8") + b"\n"
-
-
-def _escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
-def decode_line(line: bytes) -> AnyRecord:
-    """Parse and validate one line (without its newline); raises _BadLine."""
-    if not line.startswith(PREFIX):
-        raise _BadLine("a record line must start with '--- ' followed by a JSON object")
-    try:
-        data = load_json(line[len(PREFIX) :])
-    except json.JSONDecodeError as exc:
-        raise _BadLine(f"not JSON ({exc.msg} at column {exc.colno + len(PREFIX)})") from None
-    except ValueError as exc:  # invalid UTF-8
-        raise _BadLine(f"not JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise _BadLine("the record is not a JSON object")
-    try:
-        return RECORD_ADAPTER.validate_python(data)
-    except ValidationError as exc:
-        _field, loc, msg = first_error(exc)
-        if loc and loc[0] == data.get("kind"):  # the union's tag, not a field
-            loc = loc[1:]
-        raise _BadLine(msg, ".".join(map(str, loc)) or None) from None
-
-
-def _is_blank(line: bytes) -> bool:
-    return len(line) < 8 and not line.strip()
 
 
 class ActionLog:
@@ -190,7 +134,7 @@ class ActionLog:
         except FileNotFoundError:
             return None
         with handle:
-            found = _torn_tail(handle)
+            found = torn_tail(handle)
             if found is None:
                 return None
             start, tail, reason = found
@@ -217,7 +161,7 @@ class ActionLog:
         except FileNotFoundError:
             return None
         with handle:
-            found = _torn_tail(handle)
+            found = torn_tail(handle)
         return None if found is None else (found[0], len(found[1]), found[2])
 
     def _require_writer(self) -> None:
@@ -266,10 +210,10 @@ class ActionLog:
         line (a writer mid-write, or a torn record not yet repaired) is ignored."""
         wanted = None if kinds is None else {kind.encode() for kind in kinds}
         for offset, line in self._lines_backwards():
-            if _is_blank(line):
+            if is_blank(line):
                 continue
             if wanted is not None and not any(
-                match.group(1) in wanted for match in _KIND.finditer(line)
+                match.group(1) in wanted for match in KIND_FIELD.finditer(line)
             ):
                 continue
             record = self._decode(line, offset)
@@ -283,31 +227,9 @@ class ActionLog:
         except FileNotFoundError:
             return
         try:
-            pos = _after_last_newline(handle, handle.seek(0, os.SEEK_END))
-            carry = b""  # the start of data may still be the end of an earlier line
-            while pos > 0:
-                size = min(_BLOCK, pos)
-                pos -= size
-                data = _pread(handle, pos, size) + carry
-                if pos > 0:
-                    cut = data.find(b"\n") + 1
-                    if cut == 0:
-                        carry = data
-                        continue
-                    carry, body, base = data[:cut], data[cut:], pos + cut
-                else:
-                    carry, body, base = b"", data, 0
-                end = len(body)
-                while end > 0:
-                    start = body.rfind(b"\n", 0, end - 1) + 1
-                    yield base + start, body[start : end - 1]
-                    end = start
+            yield from lines_backwards(handle)
         finally:
             handle.close()
-
-    def last_results(self, n: int) -> list[ResultRecord]:
-        """The last n result records, oldest first: what the next context shows."""
-        return [r for r in self.tail(n, ("result",)) if isinstance(r, ResultRecord)]
 
     def last_intents(self, n: int) -> list[IntentRecord]:
         return [r for r in self.tail(n, ("intent",)) if isinstance(r, IntentRecord)]
@@ -346,29 +268,10 @@ class ActionLog:
         if info.st_size == self._scanned:
             return len(self._starts)
         with self._open("rb") as handle:
-            if self._scanned and _pread(handle, self._scanned - 1, 1) != b"\n":
+            if self._scanned and pread(handle, self._scanned - 1, 1) != b"\n":
                 self._reset_index()  # rewritten in place
                 self._identity = identity
-            pos, block = self._scanned, _SCAN_BLOCK
-            while True:
-                handle.seek(pos)
-                chunk = handle.read(block)
-                last = chunk.rfind(b"\n")
-                if last == -1:
-                    if len(chunk) < block:
-                        break  # only an unterminated tail is left
-                    block *= 2  # a line longer than the block
-                    continue
-                index = 0
-                while index <= last:
-                    newline = chunk.find(b"\n", index)
-                    if newline - index >= 8 or chunk[index:newline].strip():
-                        if not _shaped(chunk, index, newline):
-                            self._malformed.append(len(self._starts))
-                        self._starts.append(pos + index)
-                        self._ends.append(pos + newline + 1)
-                    index = newline + 1
-                pos += last + 1
+            pos = scan_lines(handle, self._scanned, self._starts, self._ends, self._malformed)
         self._scanned = pos
         return len(self._starts)
 
@@ -396,7 +299,7 @@ class ActionLog:
         first, last = window[0], window[-1]
         base = self._starts[first]
         with self._open("rb") as handle:
-            data = _pread(handle, base, self._ends[last] - base)
+            data = pread(handle, base, self._ends[last] - base)
         return [
             self._decode(data[self._starts[i] - base : self._ends[i] - base - 1], self._starts[i])
             for i in window
@@ -425,8 +328,8 @@ class ActionLog:
             for index in sorted(checked):
                 start, end = self._starts[index], self._ends[index]
                 try:
-                    decode_line(_pread(handle, start, end - start)[:-1])
-                except _BadLine as bad:
+                    decode_line(pread(handle, start, end - start)[:-1])
+                except LineError as bad:
                     field = f"field '{bad.field}': " if bad.field else ""
                     problems[index] = field + bad.problem
         ordered = sorted(problems)
@@ -441,9 +344,9 @@ class ActionLog:
         `skip` (bad lines a repair will move aside)."""
         wanted = kind.encode()
         for offset, line in self._lines_backwards():
-            if offset in skip or _is_blank(line):
+            if offset in skip or is_blank(line):
                 continue
-            if not any(match.group(1) == wanted for match in _KIND.finditer(line)):
+            if not any(match.group(1) == wanted for match in KIND_FIELD.finditer(line)):
                 continue
             record = self._decode(line, offset)
             if record.kind == kind:
@@ -452,18 +355,8 @@ class ActionLog:
 
     def _line_numbers(self, offsets: Sequence[int]) -> list[int]:
         """1-based line numbers of lines at ascending offsets, in one pass over the file."""
-        numbers: list[int] = []
-        count, pos = 1, 0
         with self._open("rb") as handle:
-            for offset in offsets:
-                while pos < offset:
-                    chunk = handle.read(min(_SCAN_BLOCK, offset - pos))
-                    if not chunk:
-                        break
-                    count += chunk.count(b"\n")
-                    pos += len(chunk)
-                numbers.append(count)
-        return numbers
+            return line_numbers(handle, offsets)
 
     def merged(self, tail: int | None = None) -> Iterator[dict[str, Any]]:
         """The log as `log --json` entries, oldest first (see log_entries.py)."""
@@ -474,7 +367,7 @@ class ActionLog:
     def _decode(self, line: bytes, offset: int) -> AnyRecord:
         try:
             return decode_line(line)
-        except _BadLine as bad:
+        except LineError as bad:
             task = shlex.quote(str(self.path.parent))
             raise StateFileError(
                 self.path,
@@ -485,55 +378,15 @@ class ActionLog:
 
     def _line_number(self, offset: int) -> int:
         """1-based line number of the line at offset; counts newlines, used on errors only."""
-        count, pos = 1, 0
-        with self._open("rb") as handle:
-            while pos < offset:
-                chunk = handle.read(min(_SCAN_BLOCK, offset - pos))
-                if not chunk:
-                    break
-                count += chunk.count(b"\n")
-                pos += len(chunk)
-        return count
+        return self._line_numbers([offset])[0]
 
 
-def _shaped(chunk: bytes, start: int, newline: int) -> bool:
-    """Whether chunk[start:newline] looks like a record: `--- {` ... `}`."""
-    if not chunk.startswith(_SHAPE_START, start):
-        return False
-    return chunk[newline - 1] == _SHAPE_END or chunk[start:newline].rstrip().endswith(b"}")
-
-
-def _torn_tail(handle: Any) -> tuple[int, bytes, str] | None:
-    """The last line if it is torn (no newline, or not a record): (offset, bytes, reason)."""
-    size = handle.seek(0, os.SEEK_END)
-    if size == 0:
-        return None
-    start = _after_last_newline(handle, size - 1)  # where the last line starts
-    tail = _pread(handle, start, size - start)
-    if not tail.endswith(b"\n"):
-        return start, tail, "no trailing newline: cut mid-write"
-    if _is_blank(tail[:-1]):
-        return None
-    try:
-        decode_line(tail[:-1])
-    except _BadLine as bad:
-        return start, tail, bad.problem
-    return None
-
-
-def _after_last_newline(handle: Any, end: int) -> int:
-    """Offset just past the last newline in the file's first `end` bytes (0 if none)."""
-    pos = end
-    while pos > 0:
-        size = min(_BLOCK, pos)
-        found = _pread(handle, pos - size, size).rfind(b"\n")
-        if found != -1:
-            return pos - size + found + 1
-        pos -= size
-    return 0
-
-
-def _pread(handle: Any, offset: int, size: int) -> bytes:
-    handle.seek(offset)
-    data: bytes = handle.read(size)
-    return data
+__all__ = [
+    "ActionLog",
+    "AnyRecord",
+    "BadLine",
+    "StepStatus",
+    "TornTail",
+    "decode_line",
+    "encode_record",
+]

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 TaskType = Literal["fix_violation", "implement_feature", "write_tests", "generic"]
-TASK_TYPES: tuple[str, ...] = ("fix_violation", "implement_feature", "write_tests", "generic")
 
 PHASES: dict[str, tuple[str, ...]] = {
     "generic": ("planning", "execution", "verification"),

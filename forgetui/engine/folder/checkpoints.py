@@ -1,6 +1,6 @@
 """artifacts/checkpoints/step-000007.yaml: state.yaml and working_memory.yaml as they stood at
-the end of a step, so a rewind can go back to it (rewind.py). Checkpoint 0 is the task as laid
-out.
+the end of a step, so a rewind can go back to it (history/rewind.py). Checkpoint 0 is the task
+as laid out.
 
 Written at every step, so it must cost next to nothing. The file is one JSON object (a YAML
 flow mapping, so any YAML reader takes it): JSON dumps it in ~0.05 ms where YAML block style

@@ -1,8 +1,9 @@
 """What every writer checks when it takes the task lock (TaskFolder, before it repairs
 anything or recovers from a crash): that state.yaml, working_memory.yaml and actions.yaml load
 and describe the same last step.
-recovery.py repairs what a crash can leave; whatever else is found here was done by a hand or a
-damaged disk, so it stops the writer with an error naming the files and `forgetui repair`.
+integrity/recovery.py repairs what a crash can leave; whatever else is found here was done by
+a hand or a damaged disk, so it stops the writer with an error naming the files and
+`forgetui repair`.
 
 Checked, and why this much (a 10,000-step log of 25 MB, measured):
 - state.yaml and working_memory.yaml load, validate and are not empty;

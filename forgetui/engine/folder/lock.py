@@ -2,9 +2,9 @@
 on the file for its whole life, so the kernel, not a pid, says whether the holder lives: a pid
 can be reused by an unrelated process (a restarted container starts its pids afresh), a flock
 dies with its holder, even one killed with SIGKILL. The file's content (pid, host, command)
-only says who holds it. A second writer is refused with the holder's name; a lock file that
-nobody holds is taken over. Readers never lock: `holder()` tests the flock on a descriptor of
-its own and lets go at once.
+only says who holds it (what it says, and the flock tests on it: lock_file.py). A second writer
+is refused with the holder's name; a lock file that nobody holds is taken over. Readers never
+lock: `holder()` tests the flock on a descriptor of its own and lets go at once.
 
 A lock file naming another host whose flock is free may be on a shared file system that does
 not carry flocks between hosts, so it counts as live until the operator, who can check, removes
@@ -19,55 +19,32 @@ import os
 import shlex
 import socket
 import stat
-import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
 from forgetui.engine.base.clock import now_iso
 from forgetui.engine.base.errors import ForgeError, LockHeldError
-
-try:
-    import fcntl
-except ImportError:  # no flock on this platform: the lock's pid is all there is to go on
-    fcntl = None  # type: ignore[assignment]
+from forgetui.engine.folder.lock_file import (
+    HAS_FLOCK,
+    LockInfo,
+    default_command,
+    flock_fresh,
+    is_at,
+    lock_content,
+    pid_alive,
+    take_flock,
+    unnamed_holder,
+    wait_flock,
+    writer_holds,
+)
 
 _ATTEMPTS = 20
-_READERS_WAITED_S = 2.0  # a reader's test holds its shared flock for microseconds, unless
-# its process is descheduled in between: a loaded machine must not make a writer give up
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)  # a command the writer starts must not keep its lock
 _HELD_GUARD = threading.Lock()
-
-
-class LockInfo(BaseModel):
-    """What the lock file says: who writes the task, since when, running what."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    pid: int
-    host: str
-    started_at: str
-    command: str = ""
-
-    @property
-    def is_local(self) -> bool:
-        return self.host == socket.gethostname()
-
-    @property
-    def is_mine(self) -> bool:
-        return self.is_local and self.pid == os.getpid()
-
-    def is_alive(self) -> bool:
-        """True unless the holder is on this host and its process is gone (another host's
-        process cannot be checked, so it counts as alive). A reused pid reads as alive: the
-        task lock asks its flock instead."""
-        return not self.is_local or pid_alive(self.pid)
 
 
 @dataclass(frozen=True)
@@ -106,30 +83,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_in_forked_child)
 
 
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT there; cannot tell
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's live process
-    try:  # a zombie (killed, not yet reaped) is gone for our purposes
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-def default_command() -> str:
-    argv = [Path(sys.argv[0]).name, *sys.argv[1:]] if sys.argv and sys.argv[0] else ["python"]
-    command = shlex.join(argv)
-    return command if len(command) <= 200 else command[:197] + "..."
-
-
 class TaskLock:
     """`<task>/lock`, created complete and flocked before it takes the lock's name, so nobody
     ever finds a half-written or unheld lock of a live writer. Re-entrant within one process.
@@ -166,9 +119,9 @@ class TaskLock:
         if fd is None:
             return None
         try:
-            info = _content(fd)
-            if _writer_holds(fd, info):
-                return info if info is not None else _unnamed(self.path)
+            info = lock_content(fd)
+            if writer_holds(fd, info):
+                return info if info is not None else unnamed_holder(self.path)
             return info if info is not None and not info.is_local else None
         finally:
             os.close(fd)
@@ -215,8 +168,8 @@ class TaskLock:
                 return
             del _HELD[self._key]
             try:  # removed while still flocked: a waiter then finds its file gone and retries
-                current = _content(held.fd)
-                if _is_at(held.fd, self.path) and current is not None and current.is_mine:
+                current = lock_content(held.fd)
+                if is_at(held.fd, self.path) and current is not None and current.is_mine:
                     self.path.unlink(missing_ok=True)
             finally:
                 os.close(held.fd)
@@ -235,10 +188,10 @@ class TaskLock:
             if fd is None:
                 return Unlocked(False)
             try:
-                info = _content(fd)
-                if not _take_flock(fd, info):
+                info = lock_content(fd)
+                if not take_flock(fd, info):
                     raise LockHeldError(self._live_message(info))
-                if not _is_at(fd, self.path):
+                if not is_at(fd, self.path):
                     continue  # replaced meanwhile: judge the new one
                 self.path.unlink(missing_ok=True)
                 return Unlocked(True, info)
@@ -258,7 +211,7 @@ class TaskLock:
             fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o644)
             keep = False
             try:
-                _flock(fd)  # a fresh file: nobody else has it
+                flock_fresh(fd)  # a fresh file: nobody else has it
                 os.write(fd, data)
                 os.fsync(fd)
                 try:
@@ -279,10 +232,10 @@ class TaskLock:
                 if stale is None:
                     continue  # released between our attempts
                 try:
-                    info = _content(stale)
-                    if not _take_flock(stale, info):
+                    info = lock_content(stale)
+                    if not take_flock(stale, info):
                         raise LockHeldError(self._held_message(info))
-                    if not _is_at(stale, self.path):
+                    if not is_at(stale, self.path):
                         continue  # replaced meanwhile: judge the new one
                     if info is not None and not info.is_local:
                         raise LockHeldError(self._held_message(info))
@@ -310,12 +263,12 @@ class TaskLock:
         the other's fresh lock."""
         if not self.path.is_symlink():
             return False
-        if fcntl is None:
+        if not HAS_FLOCK:
             self.path.unlink(missing_ok=True)
             return True
         fd = os.open(self.folder, os.O_RDONLY | _CLOEXEC)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            wait_flock(fd)
             if self.path.is_symlink():
                 self.path.unlink(missing_ok=True)
             return True
@@ -330,7 +283,7 @@ class TaskLock:
         except FileExistsError:
             return None
         try:
-            if not _take_flock(fd, None) or not _is_at(fd, self.path):
+            if not take_flock(fd, None) or not is_at(fd, self.path):
                 os.close(fd)  # judged unheld and replaced by a taker before we flocked it
                 return None
             os.write(fd, data)
@@ -385,73 +338,4 @@ class TaskLock:
         return f"task {self.folder.name}: {who}; stop it first"
 
 
-def _flock(fd: int) -> None:
-    if fcntl is not None:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
-def _writer_holds(fd: int, info: LockInfo | None) -> bool:
-    """A reader's test: whether a writer holds the lock file open as `fd`. A shared flock,
-    let go at once, so it never stands in a writer's way for long. Without flock: whether
-    the pid lives."""
-    if fcntl is None:
-        return _pid_holds(info)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    fcntl.flock(fd, fcntl.LOCK_UN)
-    return False
-
-
-def _take_flock(fd: int, info: LockInfo | None) -> bool:
-    """A writer's: take the exclusive flock on the lock file open as `fd` and keep it (True),
-    or False while another writer holds it. A reader's shared flock is waited out, not taken
-    for a writer's. Without flock: True unless the pid lives."""
-    if fcntl is None:
-        return not _pid_holds(info)
-    deadline = time.monotonic() + _READERS_WAITED_S
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
-            pass
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False  # an exclusive flock: a writer's
-        fcntl.flock(fd, fcntl.LOCK_UN)  # only readers' shared flocks
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.001)
-
-
-def _pid_holds(info: LockInfo | None) -> bool:
-    return info is not None and info.is_local and not info.is_mine and pid_alive(info.pid)
-
-
-def _is_at(fd: int, path: Path) -> bool:
-    """Whether `fd`'s file is still the one under `path` (a released or replaced lock file is
-    not)."""
-    try:
-        here = os.stat(path)
-    except FileNotFoundError:
-        return False
-    mine = os.fstat(fd)
-    return (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino)
-
-
-def _content(fd: int) -> LockInfo | None:
-    """What the lock file open as `fd` says, None if it does not read as a lock."""
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        return None
-    try:
-        return LockInfo.model_validate(json.loads(os.pread(fd, 4096, 0)))
-    except (ValueError, ValidationError):
-        return None
-
-
-def _unnamed(path: Path) -> LockInfo:
-    """A live holder whose lock file does not say who it is (written by hand meanwhile)."""
-    return LockInfo(pid=0, host=socket.gethostname(), started_at="", command=f"unknown, {path}")
+__all__ = ["LockInfo", "TaskLock", "Unlocked", "default_command", "pid_alive"]

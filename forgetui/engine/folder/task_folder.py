@@ -9,10 +9,9 @@ import shlex
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from forgetui.engine.base.clock import now_iso
 from forgetui.engine.base.errors import ForgeError, StateFileError, TaskNotFoundError
@@ -26,6 +25,13 @@ from forgetui.engine.base.yamlio import (
 )
 from forgetui.engine.folder import consistency
 from forgetui.engine.folder.action_log import ActionLog, TornTail
+from forgetui.engine.folder.artifact_files import (
+    CheckOutput,
+    CheckOutputs,
+    ContextMessage,
+    SavedContext,
+    dump_exact,
+)
 from forgetui.engine.folder.checkpoints import CHECKPOINTS_DIR, write_checkpoint
 from forgetui.engine.folder.layout import (
     ARTIFACT_DIRS,
@@ -45,48 +51,6 @@ from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.folder.task_state import TaskState
 
 M = TypeVar("M", bound=BaseModel)
-
-
-class ContextMessage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    role: Literal["system", "user", "assistant"]
-    content: str
-
-
-class SavedContext(BaseModel):
-    """artifacts/contexts/step-000007.yaml: the messages as sent, and what the caller noted
-    about them (tokens per section, ...) at the top level."""
-
-    model_config = ConfigDict(extra="allow")
-
-    step: int
-    messages: list[ContextMessage]
-
-    def as_dict(self) -> dict[str, Any]:
-        """step first, then the caller's notes, then the messages (how the file reads)."""
-        return {
-            "step": self.step,
-            **(self.model_extra or {}),
-            "messages": [message.model_dump() for message in self.messages],
-        }
-
-
-class CheckOutput(BaseModel):
-    """A check's full output at its last run: state.yaml keeps only a summary of it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    step: int
-    output: str
-
-
-class CheckOutputs(BaseModel):
-    """artifacts/outputs/checks.yaml: check name -> its last full output."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    checks: dict[str, CheckOutput] = Field(default_factory=dict)
 
 
 def tasks_dir(workspace: Path) -> Path:
@@ -120,7 +84,6 @@ class TaskFolder:
         self.lock = TaskLock(path, on_take=self._check_before_writing)
         self.log = ActionLog(path / LOG_FILE, can_write=self.lock.held_by_me)
         self.artifacts = path / "artifacts"
-        self.inputs_dir = self.artifacts / "inputs"
         self.outputs_dir = self.artifacts / "outputs"
         self.snapshots_dir = self.artifacts / "snapshots"
         self.contexts_dir = self.artifacts / "contexts"
@@ -295,7 +258,8 @@ class TaskFolder:
 
     def save_checkpoint(self, step: int, state: TaskState, memory: WorkingMemory) -> None:
         """Keep `state` and `memory`, about to be saved as the end of step `step`, as its
-        checkpoint (checkpoints.py): what a rewind to the step restores."""
+        checkpoint (checkpoints.py): what a rewind to the step restores. commit.py writes it,
+        in its place in the step's order."""
         self._require_writer("a checkpoint")
         write_checkpoint(self.checkpoints_dir, step, state, memory)
 
@@ -322,7 +286,7 @@ class TaskFolder:
         )
         path = self.context_path(step)
         kept = SavedContext.model_validate(stored_data(saved, self.path))
-        atomic_write_text(path, _dump_exact(kept.as_dict()))
+        atomic_write_text(path, dump_exact(kept.as_dict()))
         return path.relative_to(self.path).as_posix()
 
     def load_saved_context(self, step: int) -> dict[str, Any]:
@@ -418,21 +382,3 @@ def _file_key(path: Path) -> tuple[int, int, int, int] | None:
     except FileNotFoundError:
         return None
     return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-
-
-def _dump_exact(data: Any) -> str:
-    """YAML with `|` blocks for readability, unless a block would lose trailing spaces (the
-    saved messages must be exactly what was sent): then plain quoted YAML."""
-    if _has_trailing_spaces(data):
-        return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
-    return dump_yaml(data)
-
-
-def _has_trailing_spaces(data: Any) -> bool:
-    if isinstance(data, str):
-        return "\n" in data and any(line != line.rstrip() for line in data.split("\n"))
-    if isinstance(data, dict):
-        return any(_has_trailing_spaces(value) for value in data.values())
-    if isinstance(data, list):
-        return any(_has_trailing_spaces(value) for value in data)
-    return False

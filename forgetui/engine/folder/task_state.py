@@ -18,9 +18,6 @@ from forgetui.engine.folder.stored_args import serialized
 from forgetui.engine.folder.task_spec import Plan, Strict
 
 Status = Literal["ready", "running", "paused", "escalated", "complete", "failed", "aborted"]
-STATUSES: tuple[str, ...] = (
-    "ready", "running", "paused", "escalated", "complete", "failed", "aborted",
-)  # fmt: skip
 FINISHED: tuple[str, ...] = ("complete", "failed", "aborted")  # nothing more to step
 
 
@@ -79,7 +76,7 @@ class PendingAction(Strict):
 
     @field_serializer("args")
     def _args_by_reference(self, args: dict[str, Any], info: SerializationInfo) -> Any:
-        return serialized(args, info)  # as the log keeps them (stored.py)
+        return serialized(args, info)  # as the log keeps them (stored_args.py)
 
 
 EscalationReason = Literal[

@@ -251,7 +251,7 @@ def _reads_as(entry: ReplayEntry, response: dict[str, Any]) -> bool:
 
 def _as_answered(intent: IntentRecord, folder: TaskFolder) -> IntentRecord:
     """The intent with its answer and arguments whole: the log keeps a long one by reference
-    (stored.py), a script must hold it. Like every record, it holds no secret value."""
+    (folder/stored_args.py), a script must hold it. Like every record, it holds no secret value."""
     return intent.model_copy(
         update={
             "args": expanded(intent.args, folder.path),

@@ -270,7 +270,7 @@ def adopt_rerun(folder: TaskFolder, rerun: Rerun, dest: Path | str) -> Adoption:
     """Fork the task at the end of step N-1 into the new workspace `dest` and run the re-run's
     answer there as step N (executed, verified and recorded as any step). The task itself is
     not changed, and a failure leaves no fork behind."""
-    from forgetui.engine.history.rewind import fork_path, fork_task, outermost_missing, undo_fork
+    from forgetui.engine.history.fork import fork_path, fork_task, outermost_missing, undo_fork
     from forgetui.engine.step.executor import Executor
 
     why_not = rerun.not_adoptable

@@ -1,5 +1,5 @@
 """The workspace files as they stood at the end of step N, from the snapshots write_file and
-edit_file keep (store.py `snapshot`): what a rewind writes back, and what it must not overwrite.
+edit_file keep (`TaskFolder.snapshot`): what a rewind writes back, and what it must not overwrite.
 
 A file the steps after N touched goes back to the `.before` of the earliest of them (or away,
 if that step created it). The run left it as the `.after` of the latest; if it differs from that
@@ -23,6 +23,7 @@ from forgetui.engine.folder.catalog import action_target
 from forgetui.engine.folder.records import ResultRecord
 from forgetui.engine.folder.task_folder import TaskFolder, step_name
 from forgetui.engine.sandbox import SandboxError, refuse_environment_write
+from forgetui.engine.workspace.confined_open import DIR_FLAGS, FILE_FLAGS
 from forgetui.engine.workspace.files import FileProblem
 from forgetui.engine.workspace.safe_write import WriteTarget, open_write_target
 
@@ -83,16 +84,11 @@ def snapshot_bytes(folder: TaskFolder, step: int, rel: str, side: str) -> bytes 
         return None
 
 
-def on_disk(workspace: Path, rel: str) -> OnDisk:
-    """A workspace file's bytes, None if there is none, False if a directory, a link or a file
-    with other hard links is in its place, or a link on the way to it (a write would be
-    refused there). Never follows a link."""
-    return probe(workspace, rel)[0]
-
-
 def probe(workspace: Path, rel: str) -> tuple[OnDisk, str | None]:
-    """What is at `rel` (as `on_disk`), and why a write there would be refused (None: it
-    would not). Walks from the workspace one directory at a time, following no link."""
+    """What is at `rel`: its bytes, None if there is none, False if a directory, a link or a
+    file with other hard links is in its place, or a link on the way to it; and why a write
+    there would be refused (None: it would not). Walks from the workspace one directory at a
+    time, following no link."""
     parts = tuple(rel.split("/"))
     try:
         refuse_environment_write(workspace.resolve(), parts, rel)
@@ -111,7 +107,7 @@ def probe(workspace: Path, rel: str) -> tuple[OnDisk, str | None]:
             if not stat.S_ISDIR(info.st_mode):
                 return None, f"{where} is not a directory"
             try:
-                next_fd = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                next_fd = os.open(name, DIR_FLAGS, dir_fd=fd)
             except OSError:  # swapped since the look
                 return False, f"{where} changed while it was looked at"
             os.close(fd)
@@ -119,10 +115,6 @@ def probe(workspace: Path, rel: str) -> tuple[OnDisk, str | None]:
         return _file_at(parts[-1], fd)
     finally:
         os.close(fd)
-
-
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 def _link(name: str, dir_fd: int) -> str:
@@ -146,7 +138,7 @@ def _file_at(name: str, dir_fd: int) -> tuple[OnDisk, str | None]:
     if info.st_nlink > 1:
         return False, f"a file with {info.st_nlink} hard links"
     try:
-        fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+        fd = os.open(name, FILE_FLAGS, dir_fd=dir_fd)
     except OSError:
         return False, "cannot be read"
     with os.fdopen(fd, "rb") as handle:
@@ -244,7 +236,7 @@ def _read_target(target: WriteTarget) -> _Was:
     """The bytes about to be replaced, read through the held directory (no link followed)."""
     if target.existing is None:
         return _Was(None, 0)
-    fd = os.open(target.name, _READ_FLAGS, dir_fd=target.dir_fd)
+    fd = os.open(target.name, FILE_FLAGS, dir_fd=target.dir_fd)
     with os.fdopen(fd, "rb") as handle:
         return _Was(handle.read(), stat.S_IMODE(target.existing.st_mode))
 

@@ -16,7 +16,8 @@ from forgetui.engine.folder.records import IntentRecord, ResultRecord
 from forgetui.engine.folder.task_folder import TaskFolder, step_name
 from forgetui.engine.folder.task_state import PendingAction, TaskState
 
-_SAFE_WRITE_TEMP = re.compile(r"\.forgetui-[0-9a-f]{16}\.tmp")  # safe_write.py's temporaries
+# the temporaries of workspace/safe_write.py
+_SAFE_WRITE_TEMP = re.compile(r"\.forgetui-[0-9a-f]{16}\.tmp")
 
 
 def recover(folder: TaskFolder) -> tuple[list[str], bool]:

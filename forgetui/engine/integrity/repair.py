@@ -1,5 +1,5 @@
-"""`forgetui repair`: the fixes for what consistency.py finds. `plan` only reads and says what
-it would do; `apply` does it under the task lock, keeps every file it changes as
+"""`forgetui repair`: the fixes for what folder/consistency.py finds. `plan` only reads and says
+what it would do; `apply` does it under the task lock, keeps every file it changes as
 `<name>.bak-<time>` beside it, and logs an operator record saying what it did.
 
 The log is the task's history, so where state.yaml and actions.yaml disagree the log wins:

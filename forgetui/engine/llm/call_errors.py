@@ -18,7 +18,10 @@ restart, a proxy dropping the socket). Not retried:
 
 from __future__ import annotations
 
+import email.utils
 import re
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -146,3 +149,34 @@ def _message(exc: BaseException, chain: list[BaseException]) -> str:
     if root is exc or not text:
         return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
     return text
+
+
+def retry_after_s(exc: Exception) -> float | None:
+    """Seconds the server asked us to wait (`retry-after-ms`, `retry-after` seconds or date)."""
+    headers: Mapping[str, str] | None = getattr(exc, "litellm_response_headers", None)
+    if not headers:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    lowered = {str(key).lower(): str(value) for key, value in headers.items()}
+    if "retry-after-ms" in lowered:
+        seconds = _number(lowered["retry-after-ms"])
+        return seconds / 1000 if seconds is not None else None
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    seconds = _number(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _number(text: str) -> float | None:
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        return None

@@ -14,11 +14,10 @@ the whole answer within the timeout and lets the operator stop it (attempt.py).
 
 from __future__ import annotations
 
-import email.utils
 import json
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import ModuleType
 from typing import Any
@@ -32,7 +31,7 @@ from forgetui.engine.folder.model_options import (
 )
 from forgetui.engine.llm.attempt import Attempt, attempt
 from forgetui.engine.llm.base import ModelReply
-from forgetui.engine.llm.call_errors import CallError, classify
+from forgetui.engine.llm.call_errors import CallError, classify, retry_after_s
 from forgetui.engine.llm.credentials import PLACEHOLDER_API_KEY, missing_key_variables
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, tool_schemas
 from forgetui.engine.llm.stream import STOPPED, AnswerStream
@@ -141,7 +140,7 @@ class LiteLLMModel:
             error = classify(tried.error)
             if not error.retryable:
                 break
-            delay = self._backoff(attempts, _retry_after_s(tried.error))
+            delay = self._backoff(attempts, retry_after_s(tried.error))
             if attempts >= self.max_attempts or time.monotonic() + delay >= deadline:
                 break
             self._sleep(delay)
@@ -335,37 +334,6 @@ class LiteLLMModel:
             return None
         tokens = info.get("max_input_tokens")  # not max_tokens: for many it is the output cap
         return tokens if isinstance(tokens, int) and tokens > 0 else None
-
-
-def _retry_after_s(exc: Exception) -> float | None:
-    """Seconds the server asked us to wait (`retry-after-ms`, `retry-after` seconds or date)."""
-    headers: Mapping[str, str] | None = getattr(exc, "litellm_response_headers", None)
-    if not headers:
-        headers = getattr(getattr(exc, "response", None), "headers", None)
-    if not headers:
-        return None
-    lowered = {str(key).lower(): str(value) for key, value in headers.items()}
-    if "retry-after-ms" in lowered:
-        seconds = _number(lowered["retry-after-ms"])
-        return seconds / 1000 if seconds is not None else None
-    value = lowered.get("retry-after")
-    if value is None:
-        return None
-    seconds = _number(value)
-    if seconds is not None:
-        return seconds
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _number(text: str) -> float | None:
-    try:
-        return max(0.0, float(text))
-    except ValueError:
-        return None
 
 
 def _cost(litellm: ModuleType, response: Any) -> float:

@@ -22,6 +22,7 @@ from forgetui.engine.actions.args import ActionArgsError, validate_args
 from forgetui.engine.folder.catalog import ACTIONS, ActionSpec, ArgType
 from forgetui.engine.llm import answer_forms as forms
 from forgetui.engine.llm.answer_forms import Call
+from forgetui.engine.llm.lenient_values import decoded_args, load_json, load_value
 
 EXPECTED_BLOCK = "expected: one ```yaml block: action: NAME / args: {ARG: VALUE}"
 EXPECTED_TOOL_CALL = "expected: one tool call with its arguments as one JSON object"
@@ -127,13 +128,13 @@ def _prose_calls(prose: str) -> tuple[list[Call], str | None]:
     stripped = prose.strip()
     if not stripped:
         return [], None
-    value, problem = forms.load_value(stripped)
+    value, problem = load_value(stripped)
     whole = forms.calls_in(value) or ([] if (c := forms.call_syntax(stripped)) is None else [c])
     if whole:
         return whole, None
     malformed = problem if stripped[0] in "{[" and forms.looks_like_action(stripped) else None
     if (region := forms.bare_yaml(stripped)) is not None:
-        value, problem = forms.load_value(region)
+        value, problem = load_value(region)
         if found := forms.calls_in(value):
             return found, None
         malformed = malformed or problem
@@ -197,13 +198,13 @@ def parse_tool_call(
     if isinstance(arguments, dict) or arguments is None or not arguments.strip():
         args: Any = arguments if isinstance(arguments, dict) else {}
     else:
-        args, problem = forms.load_json(arguments.strip())
+        args, problem = load_json(arguments.strip())
         if problem is not None:
             return ParsedAction.unusable(
                 f"the arguments of tool call '{str(name)[:80]}' are not valid JSON: {problem}",
                 EXPECTED_TOOL_CALL,
             )
-        args = forms.decoded_args(args)
+        args = decoded_args(args)
     return validate_action(forms.action_name(name), args, offered)
 
 

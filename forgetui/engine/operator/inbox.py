@@ -1,7 +1,7 @@
 """The escalation inbox: every question this task asked the operator and the answer given, and
 an answer promoted to a pinned working-memory note.
 
-The log is the source: each answer is one operator record carrying its question (operator.py),
+The log is the source: each answer is one operator record carrying its question (verbs.py),
 routine ones (approve, re-run, retry) included, which leave no decision in state.yaml. Only
 operator lines are parsed (the scan skips the others by their kind): ~0.1 s for a 10,000-step
 log of 27 MB, paid when the inbox is asked for, never by a step or the workbench's reload. The

@@ -1,7 +1,7 @@
 """`forgetui new`: a task made in a workspace as it is. The checks are the ones given, else the
-project's own test command; the allow-list comes from the project's files (project_files.py)
-and takes in every check's program; the checks then run once, as step 0 (layout_checks.py).
-What was chosen, and why, goes to the caller one line at a time."""
+project's own test command; the allow-list comes from the project's files
+(workspace/project_files.py) and takes in every check's program; the checks then run once, as
+step 0 (layout_checks.py). What was chosen, and why, goes to the caller one line at a time."""
 
 from __future__ import annotations
 

@@ -7,15 +7,19 @@ from forgetui.engine.folder import policy
 from forgetui.engine.folder.catalog import PHASES
 from forgetui.engine.folder.task_spec import Plan, TaskSpec
 from forgetui.engine.step.draft import StepDraft
+from forgetui.engine.step.escalate import Escalate
 
 
 def run_control(draft: StepDraft, spec: TaskSpec) -> None:
+    """Act on the step's state; `escalate`, and `complete` with no check to prove it, raise
+    Escalate once the step's result is set."""
     action, args, state = draft.action, draft.args, draft.state
     if action == "escalate":
-        question = str(args.get("question", "")).strip() or "The agent asks for help."
+        question = str(args.get("question", "")).strip()
         options = [str(o) for o in args.get("options") or []]
-        draft.escalation = policy.escalation("agent", question, draft.number, options=options)
-        draft.result, draft.summary = "escalated", f"asked the operator: {question}"
+        asked = policy.agent_asks(draft.number, question, options)
+        draft.result, draft.summary = "escalated", f"asked the operator: {asked.question}"
+        raise Escalate(asked)
     elif action == "complete":
         _complete(draft, spec)
     elif action == "mark_subtask_complete":
@@ -50,17 +54,9 @@ def _complete(draft: StepDraft, spec: TaskSpec) -> None:
             return
         _enter_phase(draft, "implement_green", summary)
         return
-    if not spec.checks:
-        # Nothing can prove it done: the operator confirms instead of a refusal forever.
-        said = f": {summary}" if summary else ""
-        draft.escalation = policy.escalation(
-            "confirm_complete",
-            f"The agent says the task is done{said}. Accept, or keep working?",
-            draft.number,
-            options=["accept", "keep working"],
-        )
+    if not spec.checks:  # nothing can prove it done: the operator confirms
         draft.result, draft.summary = "escalated", "asked the operator to confirm completion"
-        return
+        raise Escalate(policy.confirm_complete(draft.number, summary))
     if not state.verification.ready_for_completion:
         failing = [n for n, c in state.verification.checks.items() if not c.passing]
         why = f"failing checks: {', '.join(failing)}" if failing else "no verification yet"

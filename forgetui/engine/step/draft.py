@@ -1,4 +1,4 @@
-"""The mutable scratch of one step, shared by the executor and the control actions."""
+"""The mutable scratch of one step, shared by the executor, its stages and the control actions."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class StepDraft:
     result: ResultKind = "success"
     summary: str = ""
     error: str | None = None
-    escalation: Escalation | None = None
+    escalation: Escalation | None = None  # recorded with the result (an Escalate or a streak)
     tool_ms: float = 0.0  # action + verification time, apart from the engine's own
     verified_before: Verification | None = None  # to tell which checks this step turned green
     rerun: bool = False  # the operator re-runs an interrupted step's action

@@ -31,7 +31,8 @@ def escalation_json(escalation: Escalation | None) -> dict[str, Any] | None:
 
 
 def printed_args(args: dict[str, Any]) -> Any:
-    """Arguments as the log keeps them (stored.py): a long one by reference, no secret value."""
+    """Arguments as the log keeps them (folder/stored_args.py): a long one by reference, no
+    secret value."""
     return redact_data(shortened(args), secrets_of(os.environ))
 
 

@@ -20,14 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from forgetui.engine.sandbox import TASK_DIR_NAME, SandboxError, refuse_environment_write
-from forgetui.engine.workspace.files import (
-    FILE_FLAGS,
-    MAX_TEXT_BYTES,
-    FileProblem,
-    PathBlocked,
-    looks_binary,
-    open_dirs,
-)
+from forgetui.engine.workspace.confined_open import FILE_FLAGS, PathBlocked, open_dirs
+from forgetui.engine.workspace.files import MAX_TEXT_BYTES, FileProblem, looks_binary
 
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 NEW_FILE_MODE = 0o666  # before the umask, as open() would

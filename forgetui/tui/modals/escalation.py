@@ -21,8 +21,8 @@ from forgetui.engine.api import (
     ForgeError,
     LogRow,
     check_answer,
-    dump_yaml,
     modify_answer,
+    yaml_text,
 )
 from forgetui.tui.inputs import apply_input_settings
 from forgetui.tui.markup import fmt, lines
@@ -115,7 +115,7 @@ class EscalationScreen(ModalScreen[str | None]):
         yield Label("Pending action", classes="dialog-heading")
         yield Static(
             fmt(
-                "[b]$action[/]\n$args", action=pending.action, args=dump_yaml(pending.args).rstrip()
+                "[b]$action[/]\n$args", action=pending.action, args=yaml_text(pending.args).rstrip()
             ),
             id="escalation-pending",
         )

@@ -70,7 +70,8 @@ class Expandable(Vertical, can_focus=True):
 class ContextSection(Expandable):
     """One section: name, meter and numbers on a line; expanded, its exact text. Under
     available_actions, the tool schemas sent with the request, when they are, on a line of
-    their own: counted in the total, not in the section's budget (compiler.py says why)."""
+    their own: counted in the total, not in the section's budget (engine/context/compiler.py
+    says why)."""
 
     def __init__(self, name: str, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]

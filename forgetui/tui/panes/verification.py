@@ -49,17 +49,6 @@ def ready_lines(ready: bool) -> list[Content]:
     return [Content(""), fmt(f"ready for completion: {state}")]
 
 
-def verification_content(snapshot: TaskSnapshot) -> Content:
-    """The whole pane as text, without a cursor."""
-    out: list[Content] = []
-    if not snapshot.checks:
-        out.append(fmt("[$text-muted](this task defines no checks)[/]"))
-    width = max((len(check.name) for check in snapshot.checks), default=0)
-    for check in snapshot.checks:
-        out += check_lines(check, width)
-    return Content("\n").join(out + ready_lines(snapshot.ready))
-
-
 class CheckList(CursorList[CheckView]):
     """The checks with a cursor, then the ready line. Lines never wrap, so each check's rows
     sit at a known height and the pane can scroll the cursor into view."""

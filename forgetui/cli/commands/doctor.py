@@ -1,0 +1,78 @@
+"""`forgetui doctor --model M`: a model and its server probed; whether it is usable, with which
+options."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from forgetui.cli.args import (
+    model_name,
+    positive,
+)
+from forgetui.cli.render import print_json
+from forgetui.engine import api
+
+if TYPE_CHECKING:
+    from forgetui.cli.args import Subcommands
+    from forgetui.engine.api import DoctorReport, ProbeResult
+
+NAME = "doctor"
+_DOCTOR_LABEL_WIDTH = 16
+
+
+def add_parser(sub: Subcommands) -> None:
+    p = sub.add_parser(
+        "doctor", help="probe a model and its server; say whether it is usable, with which options"
+    )
+    p.add_argument(
+        "--model", required=True, type=model_name, help="litellm model string, e.g. openai/NAME"
+    )
+    p.add_argument("--api-base", help="an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument(
+        "--timeout",
+        type=positive(float),
+        metavar="SECONDS",
+        help="per-request timeout (default 60); a probe is never retried",
+    )
+    p.add_argument("--json", action="store_true")
+
+
+def handle(args: argparse.Namespace) -> int:
+    report = api.doctor(
+        args.model,
+        api_base=args.api_base,
+        timeout_s=args.timeout,
+        on_probe=None if args.json else print_doctor_probe,
+    )
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print_doctor_report(report)
+    return report.exit_code
+
+
+def print_doctor_probe(probe: ProbeResult) -> None:
+    """`doctor`: one aligned line per probe, printed as it finishes (a probe can take a while)."""
+    _doctor_line(probe.label, probe.detail)
+
+
+def print_doctor_report(report: DoctorReport) -> None:
+    """`doctor`'s verdict, then the options as `run` flags and as task.yaml (to be copied)."""
+    _doctor_line("verdict", report.verdict_line)
+    for index, (option, value) in enumerate(report.options.items()):
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        label = "options" if index == 0 else ""
+        _doctor_line(label, f"{option}: {shown} ({report.reasons[option]})")
+    if report.options:
+        _doctor_line("run with", report.run_command())
+        if "context_window" in report.options:
+            _doctor_line("", "(context_window has no flag: put it in task.yaml)")
+        for index, line in enumerate(report.task_yaml().splitlines()):
+            _doctor_line("or task.yaml" if index == 0 else "", line)
+
+
+def _doctor_line(label: str, text: str) -> None:
+    sys.stdout.write(f"{label:<{_DOCTOR_LABEL_WIDTH}}{text}".rstrip() + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,59 @@
+"""`forgetui run TASK`: steps headless, until complete, an escalation or --max-steps."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from forgetui.cli.args import (
+    add_model_bounds,
+    model_bounds,
+    model_name,
+)
+from forgetui.cli.run_output import run_output
+from forgetui.engine import api
+
+if TYPE_CHECKING:
+    from forgetui.cli.args import Subcommands
+
+NAME = "run"
+
+
+def add_parser(sub: Subcommands) -> None:
+    p = sub.add_parser("run", help="run steps headless")
+    p.add_argument("task")
+    p.add_argument("--model", type=model_name)
+    p.add_argument("--api-base")
+    add_model_bounds(p)
+    p.add_argument("--max-steps", type=int)
+    p.add_argument("--until", choices=["escalation", "complete"], default="complete")
+    p.add_argument(
+        "--on-interrupt",
+        choices=["rerun", "skip", "ask"],
+        default="ask",
+        help="a step a crash or Ctrl+C interrupted: re-run it, skip it, or stop and ask",
+    )
+    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--stream", action="store_true", help="print each answer to stderr as it arrives"
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    out = run_output(as_json=args.json, stream=args.stream)
+    outcome = api.run(
+        Path(args.task),
+        model=args.model,
+        api_base=args.api_base,
+        bounds=model_bounds(args),
+        max_steps=args.max_steps,
+        until=args.until,
+        on_interrupt=args.on_interrupt,
+        on_step=out.step,
+        on_event=out.event,
+        on_notice=lambda notice: sys.stderr.write(f"forgetui: {notice}\n"),
+    )
+    out.final(outcome.final)
+    return outcome.exit_code

@@ -1,0 +1,81 @@
+"""The task as last read, put on the workbench's panes, and the banners over them (a task that
+does not read, a task.yaml changed since it was accepted). The screen decides when: these only
+paint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.screen import Screen
+from textual.widgets import Static
+
+from forgetui.tui.markup import fmt
+from forgetui.tui.panes.action_log import ActionLogPane
+from forgetui.tui.panes.context import ContextPane
+from forgetui.tui.panes.memory import MemoryPane
+from forgetui.tui.panes.task_frame import TaskFramePane
+from forgetui.tui.panes.verification import VerificationPane
+from forgetui.tui.snapshot import TaskSnapshot
+
+
+def show_panes(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
+    """Every pane but the context (which may show a saved step's instead)."""
+    screen.query_one(TaskFramePane).show_snapshot(snapshot)
+    screen.query_one(VerificationPane).show_snapshot(snapshot)
+    screen.query_one(MemoryPane).show_rows(snapshot.memory)
+    screen.query_one(ActionLogPane).show_log(snapshot.log_count, snapshot.tail_rows)
+
+
+async def show_preview(context: ContextPane, snapshot: TaskSnapshot) -> None:
+    """The next step's context, or why there is none."""
+    if snapshot.context is not None:
+        await context.show_view(snapshot.context)
+    elif snapshot.context_error:
+        context.show_error("next step preview", snapshot.context_error)
+    else:
+        context.show_error("finished", f"the task is {snapshot.status}: no next step")
+
+
+def show_task_state(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
+    """Only rare states go on the screen as classes: a class change restyles every pane below
+    it. task.yaml edited since it was accepted: a banner until it is accepted (on s or space,
+    which show the change first)."""
+    screen.set_class(snapshot.read_only, "-read-only")
+    change = snapshot.task_change
+    if change is not None:
+        screen.query_one("#problem-banner", Static).update(
+            fmt(
+                "[b]$summary since it was accepted:[/] no step runs until you accept it\n"
+                "[$text-muted]press s to see the change and accept it[/]",
+                summary=change.summary(),
+            )
+        )
+    screen.set_class(change is not None, "-task-changed")
+
+
+def show_unreadable(screen: Screen[Any], error: str, task_path: Path, view_kept: bool) -> None:
+    """A banner that stays until the files read again, over the last good view (`view_kept`)
+    or the action log, which reads on its own."""
+    kept = "the last good view stays below" if view_kept else "the action log still reads"
+    screen.query_one("#problem-banner", Static).update(
+        fmt(
+            "[b]the task does not read:[/] $error\n[$text-muted]$kept; "
+            "fix the file and the workbench reloads[/]",
+            error=error.replace(f"{task_path}/", ""),
+            kept=kept,
+        )
+    )
+    screen.add_class("-broken")
+
+
+def warn_without_sandbox(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
+    if snapshot.sandbox is not None and snapshot.sandbox.name != "bwrap":
+        screen.notify(
+            "Agent commands run with the allow-list only: they can read and write outside "
+            f"the workspace. {snapshot.sandbox.reason}",
+            title="No OS sandbox",
+            severity="warning",
+            timeout=10,
+            markup=False,
+        )
