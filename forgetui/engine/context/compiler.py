@@ -49,7 +49,9 @@ MESSAGE_MARKER = "(redacted ${name})"  # no bracket, colon or angle: the same in
 def compile_context(inputs: ContextInputs) -> CompiledContext:
     """The two messages of the next step, every section within its budget and the whole (tool
     schemas included) within max_tokens, or under the model's window when that is smaller.
-    Pure: nothing is written, the inputs are not changed."""
+    Pure: nothing is written, the inputs are not changed. One function on purpose: the
+    running `used` total threads through the cap, the section order and the secret scan, and
+    reads as one budget only when it is spent in one place."""
     spec, state, fit = inputs.spec, inputs.state, inputs.fit
     counter = counter_for(inputs.model or spec.model)
     fmt = spec.context_format

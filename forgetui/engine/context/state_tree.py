@@ -176,7 +176,9 @@ class StateTree:
     # -- the tree at one compression step
 
     def at(self, sq: Squeeze, fills: Mapping[int, str]) -> tuple[El, list[str]]:
-        """current_state at one compression step, and the refs of the memory items shown."""
+        """current_state at one compression step, and the refs of the memory items shown.
+        Long on purpose: it lists current_state's parts in the order the model reads them,
+        so that order is stated once, here."""
         state = self.inputs.state
         cap = sq.list_cap
 

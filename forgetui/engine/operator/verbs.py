@@ -103,21 +103,8 @@ def answer(folder: TaskFolder, text: str) -> Decision:
         new_state = state.model_copy(update=update)
         folded = _fold_decisions(folder, new_state)
         folder.save_state(new_state)
-        folder.log.append(
-            OperatorRecord(
-                step=state.step,
-                at=now_iso(),
-                op=(resolution.kind if resolution else "retry") if routine else "answer",
-                text=decision.answer,
-                # the question beside its answer: the inbox lists them (routine answers
-                # leave no decision in state.yaml)
-                detail={
-                    "reason": pending.reason,
-                    "question": pending.question,
-                    "asked_step": pending.step,
-                },
-            )
-        )
+        op = (resolution.kind if resolution else "retry") if routine else "answer"
+        _log_answer(folder, state.step, pending, decision.answer, op)
         if folded:
             assert new_state.folded_decisions is not None
             folder.log.append(
@@ -130,6 +117,24 @@ def answer(folder: TaskFolder, text: str) -> Decision:
                 )
             )
     return decision
+
+
+def _log_answer(folder: TaskFolder, step: int, pending: Escalation, text: str, op: str) -> None:
+    """The answer in the log with the question beside it: the inbox lists them from here
+    (routine answers leave no decision in state.yaml)."""
+    folder.log.append(
+        OperatorRecord(
+            step=step,
+            at=now_iso(),
+            op=op,
+            text=text,
+            detail={
+                "reason": pending.reason,
+                "question": pending.question,
+                "asked_step": pending.step,
+            },
+        )
+    )
 
 
 def _takeover_update(folder: TaskFolder, state: TaskState, takeover: Takeover) -> dict[str, Any]:

@@ -154,7 +154,9 @@ def run_in(
 
     Raises SandboxError for a refused command and SandboxUnavailable if FORGETUI_SANDBOX asks
     for a sandbox that cannot run; a program that fails, is missing or times out is a
-    CommandResult (exit 127 for not found, None for a timeout)."""
+    CommandResult (exit 127 for not found, None for a timeout). One function on purpose:
+    every way out (not found, cannot start, timed out, stopped by a limit) removes the pids
+    cgroup and kills the process group, which is easiest to check with every path here."""
     mode = sandbox_mode(setup.environ)
     argv = command_argv(setup, cmd, mode)
     started = time.perf_counter()

@@ -60,7 +60,9 @@ def _closing(text: str, start: int, close: str) -> int:
 
 def _simple_commands(text: str, nested: list[str]) -> Iterator[list[str]]:
     """The words of each simple command in `text` (redirections and their targets left out);
-    commands inside `$(...)` and backticks go to `nested` as strings to read the same way."""
+    commands inside `$(...)` and backticks go to `nested` as strings to read the same way.
+    One pass with its state (quotes, the word, a redirection's target) in locals: split into
+    functions, that state would have to travel with every call."""
     words: list[str] = []
     word: list[str] = []
     started = False
