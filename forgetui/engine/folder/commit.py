@@ -8,9 +8,9 @@ these functions write it, in this order. Step N writes:
    (`log_intent`). A crash before it: step N never happened. A crash after it: the log holds
    an intent with no result while state.yaml is at step N-1, and recovery asks the operator to
    re-run or skip the interrupted action.
-3. While the action runs, its snapshots (each file's .before and .after, before the file
-   changes) and the checks' outputs: how recovery tells the operator what an interrupted
-   action had already done, and how a re-run knows a write had landed.
+3. While the action runs, its snapshots (each file's .before and .after, written right after
+   the file changes) and the checks' outputs: how recovery tells the operator what an
+   interrupted action had already done, and how a re-run knows a write had landed.
 4. The step's commit (`commit_step`), with Ctrl+C held until all four are written:
    a. the checkpoint of step N. A crash after it: state.yaml is still at N-1 and a rewind
       goes only to recorded steps, so nothing reads it until step N, run again, replaces it.
@@ -24,7 +24,7 @@ these functions write it, in this order. Step N writes:
       state.yaml one step ahead of the log only when it holds that step's result).
    d. the result line in actions.yaml: last, as the one write that can be rebuilt.
 
-A step that stops for the operator without a result writes state.yaml alone (`hold`)."""
+A step that stops for the operator without a result writes state.yaml first (`hold`)."""
 
 from __future__ import annotations
 
