@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_status import build_log
 
 from forgetui.engine.base.clock import now_iso
+from forgetui.engine.base.yamlio import atomic_write_text, dump_model
 from forgetui.engine.folder.records import OperatorRecord
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.start.samples import init_sample
@@ -191,8 +192,12 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
 
 
 def task_with_records(root: Path, steps: int) -> Path:
+    """The hello_world sample with `steps` steps in its log, and state.yaml at the last of
+    them, as a run that far leaves it (every writer checks the two agree before it writes)."""
     folder = init_sample("hello_world", into=root / f"log{steps}")
     build_log(folder.path / "actions.yaml", steps)
+    state = folder.load_state().model_copy(update={"step": steps})
+    atomic_write_text(folder.path / "state.yaml", dump_model(state))
     return folder.path
 
 
