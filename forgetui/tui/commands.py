@@ -10,6 +10,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
+from forgetui.engine import api
 from forgetui.tui.layout import PANES, TITLES
 
 Scope = Literal["screen", "app"]
@@ -156,6 +157,8 @@ WRITING = frozenset(
         "choose_model",
     }
 )
+# Commands that change working memory: one rule says when they may (api.memory_frozen).
+MEMORY_CHANGES = frozenset({"toggle_pin", "evict", "edit_memory", "add_note"})
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,7 @@ class Situation:
 
     read_only: bool = False  # another process writes the task
     finished: bool = False
+    status: str = ""  # the task's status, for the words of why a command does not apply
     escalated: bool = False
     busy: bool = False  # a step is in flight
     running: bool = False  # steps run back to back
@@ -189,6 +193,8 @@ def applies(action: str, now: Situation) -> bool:
         return now.can_step and not now.running
     if action == "answer":
         return now.escalated and not now.busy
+    if action in MEMORY_CHANGES and now.finished:
+        return False
     if action in ("toggle_pin", "evict", "edit_memory"):
         return idle and now.memory_selected
     if action in ("add_note", "set_limits"):
@@ -208,6 +214,14 @@ def applies(action: str, now: Situation) -> bool:
     return True
 
 
+def offered(action: str, now: Situation | None) -> bool:
+    """Whether the footer shows the command bound to `action`. One that does not apply now is
+    shown dimmed, as it may apply after the next step; but a workbench that only watches
+    another process's run can never step, answer or change memory, so it does not offer them
+    (help and the palette still say why)."""
+    return not (now is not None and now.read_only and action in WRITING)
+
+
 def why_not(action: str, now: Situation) -> str:
     """Why the command bound to `action` does nothing now, in the operator's words ("" if it
     applies): a key that does nothing says so instead of staying silent."""
@@ -215,7 +229,9 @@ def why_not(action: str, now: Situation) -> str:
         return ""
     if action in WRITING and now.read_only:
         return "another program is running this task: this workbench only watches"
-    finishing = ("run_pause", "single_step", "add_note", "set_limits", "choose_model")
+    if action in MEMORY_CHANGES and now.finished:
+        return api.memory_frozen(now.status or "complete")
+    finishing = ("run_pause", "single_step", "set_limits", "choose_model")
     if action in finishing and now.finished:
         return "the task is finished"
     if action in ("run_pause", "single_step") and now.escalated:

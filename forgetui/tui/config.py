@@ -41,6 +41,8 @@ class Settings:
     watch: bool = True  # follow changes other programs make to the task folder
     clock: bool = True  # show how long the step in flight has been running
     cursor_blink: bool = True  # text cursors in dialogs blink
+    bell: bool = True  # the terminal bell rings once when a question arrives
+    open_questions: bool = False  # a question arriving opens the answer modal at once
     keymap: Mapping[str, str] = field(default_factory=dict)  # binding id -> key(s)
     # "process": the executor lives in a child process (the default: a step's CPU work never
     # competes with the UI for the GIL); "thread": in a worker thread of this process.
@@ -65,6 +67,8 @@ class ConfigFile(BaseModel):
     watch: bool | None = None
     clock: bool | None = None
     cursor_blink: bool | None = None
+    bell: bool | None = None
+    open_questions: bool | None = None
     keymap: dict[str, str] | None = None
     engine: Literal["process", "thread"] | None = None
     model_options: ModelOptions | None = None

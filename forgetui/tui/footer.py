@@ -15,7 +15,7 @@ from textual.events import Click
 from textual.screen import Screen
 from textual.widgets import Static
 
-from forgetui.tui.commands import COMMANDS
+from forgetui.tui.commands import COMMANDS, Situation, offered
 from forgetui.tui.markup import fmt
 
 
@@ -33,6 +33,13 @@ class FooterKey:
 
 
 ALWAYS_SHOWN = frozenset({"help", "quit"})
+
+
+def _situation(screen: Screen[object]) -> Situation | None:
+    """What applies on the workbench (None on another screen: every key is offered)."""
+    situation = getattr(screen, "situation", None)
+    now = situation() if callable(situation) else None
+    return now if isinstance(now, Situation) else None
 
 
 class KeyFooter(Static):
@@ -61,12 +68,15 @@ class KeyFooter(Static):
         keys: list[FooterKey] = []
         seen: set[str] = set()
         palette: FooterKey | None = None
+        now = _situation(screen)
         for _node, binding, enabled, _tooltip in screen.active_bindings.values():
             display = self.app.get_key_display(binding)
             if binding.key == self.app.COMMAND_PALETTE_BINDING:
                 palette = FooterKey(binding.key, display, "palette", enabled)
                 continue
             if not binding.show or binding.action in seen:
+                continue
+            if not offered(binding.action.split("(")[0], now):
                 continue
             seen.add(binding.action)
             keys.append(FooterKey(binding.key, display, binding.description, enabled, binding.id))

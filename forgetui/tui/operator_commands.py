@@ -8,19 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.message import Message
 from textual.screen import Screen
 
 from forgetui.engine.api import ForgeError, parse_limits
 from forgetui.tui.commands import Situation, why_not
+from forgetui.tui.config import Settings
 from forgetui.tui.messages import ModelChosen, OperatorDone, TaskChangeAccepted
 from forgetui.tui.panes.action_log import ActionLogPane
 from forgetui.tui.panes.memory import MemoryPane
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 from forgetui.tui.workers import in_thread
+
+if TYPE_CHECKING:
+    from forgetui.tui.modals.escalation import Handover
 
 
 class OperatorHost(Protocol):
@@ -121,9 +125,27 @@ class OperatorCommands:
 
         self._push(EscalationScreen(snap.escalation, snap.recent, snap.phases), self._answered)
 
-    def _answered(self, text: str | None) -> None:
-        if text is not None:
+    def _answered(self, text: str | Handover | None) -> None:
+        from forgetui.tui.modals.escalation import Handover
+
+        if isinstance(text, Handover):
+            in_thread(self._screen, partial(self._hand_over, text.answer), "operator")
+        elif text is not None:
             self.operate(lambda: self._session.answer(text))
+
+    def _hand_over(self, answer: str) -> None:
+        """In a thread worker: answer, then the human model from the next step on (as
+        choosing `human` with the model key does)."""
+        said = self._session.answer(answer)
+        self._set_model("human", None, said)
+
+    def question_arrived(self, settings: Settings) -> None:
+        """A question new to this workbench: the bell, and the answer modal if the user asked
+        for it (not over a modal already open: the operator is busy there)."""
+        if settings.bell:
+            self._screen.app.bell()
+        if settings.open_questions and self._screen.app.screen is self._screen:
+            self.answer()
 
     def open_inbox(self) -> None:
         """Every question and its answer. The modal reads the inbox and promotes in a worker of
@@ -235,10 +257,10 @@ class OperatorCommands:
 
         self._push(TextPromptScreen("Model", explanation, current, prompt_id="model-prompt"), typed)
 
-    def _set_model(self, spec: str, then: Callable[[], None] | None) -> None:
+    def _set_model(self, spec: str, then: Callable[[], None] | None, before: str = "") -> None:
         said = self._session.set_model(spec)  # a name that cannot run fails here, reported
         self._reader.model = spec
-        self._screen.post_message(ModelChosen(said, spec, then))
+        self._screen.post_message(ModelChosen(f"{before}\n{said}" if before else said, spec, then))
 
     def set_limits(self) -> None:
         from forgetui.tui.modals.text_prompt import TextPromptScreen

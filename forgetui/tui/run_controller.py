@@ -233,8 +233,8 @@ class RunController:
             case StepFailed(title=title, error=error):
                 self._step_failed(title, error)
                 self._log().set_pending(None)
-            case EscalationRaised(escalation=escalation):
-                self.notify_escalation(escalation.question)
+            case EscalationRaised():
+                pass  # the reload that follows shows it in the question banner, and rings
             case ExecutorNotice(text=text):
                 self._notify(text, title="Recovered", severity="warning")
 
@@ -331,9 +331,6 @@ class RunController:
         (the session runs one call at a time, and a step after a release simply reopens)."""
         if self.step_in_flight is None:
             self._session.release()
-
-    def notify_escalation(self, question: str) -> None:
-        self._notify(f"{question}\npress a to answer", title="Escalated", severity="warning")
 
     def request_quit(self) -> bool:
         """True if the app may exit now; else it exits once the step in flight is recorded."""

@@ -35,6 +35,10 @@ async def show_preview(context: ContextPane, snapshot: TaskSnapshot) -> None:
         context.show_error("next step preview", snapshot.context_error)
     else:
         context.show_error("finished", f"the task is {snapshot.status}: no next step")
+        # the last preview's "leaving at the next step" no longer holds: there is none (and a
+        # preview shown again after a rewind paints in full)
+        context.query_one("#context-diff", Static).display = False
+        context.view = None
 
 
 def show_task_state(screen: Screen[Any], snapshot: TaskSnapshot) -> None:

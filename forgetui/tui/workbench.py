@@ -64,6 +64,7 @@ from forgetui.tui.panes.memory import MemoryList, MemoryPane
 from forgetui.tui.panes.tabs import PaneTabs
 from forgetui.tui.panes.task_frame import TaskFramePane
 from forgetui.tui.panes.verification import VerificationPane
+from forgetui.tui.question_banner import QuestionBanner
 from forgetui.tui.run_controller import RunController
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
@@ -108,6 +109,7 @@ class WorkbenchScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield StatusHeader(id="status-header")
         yield AnswerLine(id="answer-line")
+        yield QuestionBanner(id="question-banner")
         yield Static(id="problem-banner")
         yield PaneTabs(id="pane-tabs")
         yield Static(id="too-small")
@@ -181,8 +183,8 @@ class WorkbenchScreen(Screen[None]):
         task_display.show_task_state(self, snapshot)
         self.run_control.show_activity()
         self.sync_bindings()
-        if first and snapshot.escalation is not None and not snapshot.read_only:
-            self.run_control.notify_escalation(snapshot.escalation.question)
+        if self.query_one(QuestionBanner).show(snapshot.escalation, not snapshot.read_only):
+            self.operator.question_arrived(self.settings)  # new to this workbench: once
         if first:
             task_display.warn_without_sandbox(self, snapshot)
         # once this view is on screen: a run's next step never gets ahead of what it shows
@@ -233,6 +235,7 @@ class WorkbenchScreen(Screen[None]):
         return Situation(
             read_only=snap.read_only,
             finished=snap.finished,
+            status=snap.status,
             escalated=snap.escalation is not None,
             busy=self.step_in_flight is not None,
             running=self.running,

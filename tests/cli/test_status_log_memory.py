@@ -13,11 +13,13 @@ def test_status_json_shape(cli, hand_task: Path) -> None:
     info = result.json()
     assert set(info) == {
         "task_id", "status", "phase", "step", "verification", "pending_escalation",
-        "task_changed", "sandbox", "environment", "prompt_tokens", "health",
+        "task_changed", "sandbox", "environment", "prompt_tokens", "health", "saved_status",
+        "in_use_by",
     }  # fmt: skip
     assert info["sandbox"] in ("bwrap", "allow-list")
     assert info["environment"]["source"] == "forgetui"  # the workspace has no .venv
     assert info["task_id"] == "fix-help" and info["step"] == 8 and info["status"] == "ready"
+    assert info["saved_status"] == "ready" and info["in_use_by"] is None  # nobody holds it
     assert info["verification"]["ready_for_completion"] is False
 
 

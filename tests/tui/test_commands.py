@@ -33,6 +33,12 @@ NAVIGATION = {"zoom", "show_pane", "filter_log", "goto_step", "open_inbox"}  # l
         ),
         # finished: nothing that steps or notes
         (Situation(step=5, finished=True), {"earlier_context"}),
+        # finished, an item selected: its memory is history, no change to it applies
+        (
+            Situation(step=5, finished=True, status="complete", memory_selected=True,
+                      detail_target=True),
+            {"earlier_context", "open_detail"},
+        ),
         # another process writes the task: read only
         (
             Situation(step=3, read_only=True, memory_selected=True, detail_target=True),
@@ -92,3 +98,15 @@ def test_a_command_that_does_not_apply_says_why(situation: Situation) -> None:
 )  # fmt: skip
 def test_the_reasons_name_what_to_do(action: str, situation: Situation, words: str) -> None:
     assert words in why_not(action, situation)
+
+
+@pytest.mark.parametrize("status", ["complete", "failed", "aborted"])
+def test_every_memory_change_of_a_finished_task_gives_the_engines_one_reason(status: str) -> None:
+    """The workbench says what the CLI says (the engine's rule), for each change alike."""
+    from forgetui.engine import api
+
+    now = Situation(step=5, finished=True, status=status, memory_selected=True)
+    reasons = {why_not(action, now) for action in ("toggle_pin", "evict", "edit_memory",
+                                                    "add_note")}  # fmt: skip
+    assert reasons == {f"the task is {status}: rewind or fork to change its memory"}
+    assert reasons == {api.memory_frozen(status)}

@@ -199,10 +199,13 @@ async def test_tab_goes_through_the_panes_in_screen_order_and_the_modals_control
         assert panes[:5] == ["task", "checks", "context", "memory", "log"]
 
         await press(pilot, "s", "a")
+        # the question's options, the take-over buttons, then the answer box
+        expected = ["option-0", "option-1", "takeover-human", "takeover-complete",
+                    "takeover-failed", "takeover-phase", "escalation-answer"]  # fmt: skip
         seen = []
-        for _ in range(3):
+        for _ in expected:
             await pilot.press("tab")
             focused = app.screen.focused
             assert focused is not None and focused.region.height > 0
             seen.append(focused.id)
-        assert seen == ["option-0", "option-1", "escalation-answer"]
+        assert seen == expected

@@ -32,8 +32,12 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def print_status(info: dict[str, Any]) -> None:
+    from rich.markup import escape  # the text output only: --json stays without rich
+
+    holder = info.get("in_use_by")
+    held = f" (pid {holder['pid']}, {escape(holder['command'] or 'forgetui')})" if holder else ""
     console().print(
-        f"[bold]{info['task_id']}[/]  status {info['status']}  phase {info['phase']}  "
+        f"[bold]{info['task_id']}[/]  status {info['status']}{held}  phase {info['phase']}  "
         f"step {info['step']}"
     )
     verification = info["verification"]

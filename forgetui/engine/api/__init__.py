@@ -64,6 +64,7 @@ from forgetui.engine.operator.verbs import (
     edit_memory,
     evict,
     memory_edit_form,
+    memory_frozen,
     pin,
     set_limits,
 )
@@ -207,6 +208,7 @@ __all__ = [
     "log_row_of_step",
     "log_rows",
     "memory_edit_form",
+    "memory_frozen",
     "memory_rows",
     "model_problem",
     "modify_answer",

@@ -10,6 +10,7 @@ from forgetui.engine.base.errors import ForgeError
 from forgetui.engine.context import CompiledContext, compile_context, context_inputs
 from forgetui.engine.context.health import ContextHealth, context_health, saved_health
 from forgetui.engine.context.inputs import planned_fit
+from forgetui.engine.folder.lock_file import LockInfo
 from forgetui.engine.folder.memory import Leaving, Shape, WorkingMemory, leaving, parse_edit
 from forgetui.engine.folder.model_options import ModelOptions
 from forgetui.engine.folder.seal import TaskChange, pending_change
@@ -66,13 +67,22 @@ def saved_context(folder: TaskFolder, step: int) -> dict[str, Any]:
 # --- status and log ---------------------------------------------------------------------------
 
 
+HELD_STATUSES = ("ready", "paused", "running")  # what a process holding the task makes "running"
+
+
 def status(folder: TaskFolder) -> dict[str, Any]:
-    """The `status --json` object."""
+    """The `status --json` object. state.yaml says "ready" or "paused" until a run saves its
+    first step; the lock says whether a process holds the task now (asked, never taken), so a
+    held task that is not finished or escalated reads "running", with who holds it."""
     state = folder.load_state()
     folder.load_memory()  # a broken working_memory.yaml is reported here, not at the next step
+    holder = folder.lock.holder()
+    running = holder is not None and state.status in HELD_STATUSES
     return {
         "task_id": state.task_id,
-        "status": state.status,
+        "status": "running" if running else state.status,
+        "saved_status": state.status,  # what state.yaml says
+        "in_use_by": _holder_json(holder),
         "phase": state.phase,
         "step": state.step,
         "verification": verification_json(state.verification),
@@ -91,6 +101,18 @@ def status(folder: TaskFolder) -> dict[str, Any]:
         # the last context sent: compiling the preview needs the tokenizer (0.16 s to load),
         # and status must stay fast; `stats` and the workbench's header show the preview's
         "health": h.to_json() if (h := task_health(folder, state, preview=False)) else None,
+    }
+
+
+def _holder_json(holder: LockInfo | None) -> dict[str, Any] | None:
+    """Who holds the task, as `runs --json`'s `in_use_by` says it, and since when."""
+    if holder is None:
+        return None
+    return {
+        "pid": holder.pid,
+        "host": holder.host,
+        "command": holder.command,
+        "since": holder.started_at,
     }
 
 

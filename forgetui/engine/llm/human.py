@@ -47,8 +47,9 @@ def parse_human(text: str, offered: Sequence[ActionSpec] = ()) -> ParsedAction:
 
 def _value(text: str) -> Any:
     """Lists and mappings in flow style (`options="[a, b]"`); scalars stay strings (no YAML
-    `yes` -> True) and are coerced by the action's signature."""
-    if text[:1] in "[{":
+    `yes` -> True) and are coerced by the action's signature. An empty value stays "" (an
+    edit_file deleting text has `new=`), never YAML's null, which would drop the argument."""
+    if text and text[0] in "[{":
         try:
             return safe_load(text, yaml.BaseLoader)  # scalars stay str
         except yaml.YAMLError:

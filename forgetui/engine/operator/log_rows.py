@@ -10,6 +10,7 @@ from weakref import WeakKeyDictionary
 
 from pydantic import ValidationError
 
+from forgetui.engine.base.errors import ForgeError
 from forgetui.engine.folder.action_log import ActionLog, AnyRecord
 from forgetui.engine.folder.catalog import action_target
 from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultRecord
@@ -18,6 +19,7 @@ from forgetui.engine.folder.task_state import RewindMark, superseded_steps
 
 IN_FLIGHT = "in flight"  # a step's intent is recorded, its result not yet: the newest step only
 INTERRUPTED = "interrupted"  # an intent whose result never came (a later intent followed)
+AWAITING = "waiting for your approval"  # an in-flight step whose action the operator must pass
 SCAN_BATCH = 1000  # records parsed at a time while the row index catches up
 
 
@@ -76,9 +78,11 @@ def step_row(
     record: int,
     in_flight: bool = False,
     superseded: bool = False,
+    awaiting: bool = False,
 ) -> LogRow:
     """A step's row: what the model asked for (tokens, cost) and what came of it. The args are
-    the result's when it has them: an approval may have modified them."""
+    the result's when it has them: an approval may have modified them. `awaiting`: the step in
+    flight waits for the operator's approval, not for its action."""
     base = result or intent
     assert base is not None
     args = result.args if result is not None and result.args else intent.args if intent else {}
@@ -88,7 +92,8 @@ def step_row(
     elif in_flight:
         assert intent is not None
         took = f" in {intent.model_ms / 1000:.1f}s" if intent.model_ms >= 100 else ""
-        outcome, summary = IN_FLIGHT, f"{intent.model or 'model'} answered{took}; no result yet"
+        waits = AWAITING if awaiting else "no result yet"
+        outcome, summary = IN_FLIGHT, f"{intent.model or 'model'} answered{took}; {waits}"
     else:
         outcome, summary = INTERRUPTED, "interrupted before its result was recorded"
     ms = (intent.model_ms if intent else 0.0) + (result.duration_ms if result else 0.0)
@@ -193,8 +198,13 @@ class LogRowIndex:
     def row_of_step(self, step: int) -> int | None:
         return self._by_step.get(step)
 
-    def rows(self, start: int, stop: int) -> list[LogRow]:
-        """Rows [start, stop) as indexed (refresh first), from one read of their records."""
+    def open_row(self) -> int:
+        """The row whose intent still waits for its result; -1: none."""
+        return self._open
+
+    def rows(self, start: int, stop: int, awaiting: int | None = None) -> list[LogRow]:
+        """Rows [start, stop) as indexed (refresh first), from one read of their records;
+        `awaiting`: the step whose approval the operator is asked for."""
         stop = min(stop, len(self._first))
         if start >= stop:
             return []
@@ -216,6 +226,7 @@ class LogRowIndex:
                 step_row(
                     row, intent, result, opened, in_flight=row == self._open,
                     superseded=first.step in self._superseded,
+                    awaiting=row == self._open and first.step == awaiting,
                 )
             )  # fmt: skip
         return rows
@@ -248,8 +259,21 @@ def log_row_count(folder: TaskFolder) -> int:
 
 
 def log_rows(folder: TaskFolder, start: int, stop: int) -> list[LogRow]:
-    """Rows `start` to `stop` of the log, read by index (never the whole log)."""
-    return _row_index(folder).rows(start, stop)
+    """Rows `start` to `stop` of the log, read by index (never the whole log). A step in flight
+    that waits for the operator's approval says so: the log alone cannot tell it from one whose
+    action is running, state.yaml can (read only when such a row is in the window)."""
+    index = _row_index(folder)
+    return index.rows(start, stop, _awaiting(folder) if start <= index.open_row() < stop else None)
+
+
+def _awaiting(folder: TaskFolder) -> int | None:
+    """The step waiting for the operator's approval, if one is (a state.yaml that does not read
+    leaves the log readable, without the mark)."""
+    try:
+        pending = folder.load_state().pending_escalation
+    except ForgeError:
+        return None
+    return pending.step if pending is not None and pending.reason == "approval" else None
 
 
 def find_log_rows(folder: TaskFolder, text: str, start: int = 0) -> tuple[int, list[LogRow]]:

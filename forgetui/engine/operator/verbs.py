@@ -24,6 +24,7 @@ from forgetui.engine.folder.records import OperatorRecord
 from forgetui.engine.folder.task_folder import TASK_FILE, TaskFolder
 from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.folder.task_state import (
+    FINISHED,
     Decision,
     Escalation,
     FoldedDecisions,
@@ -261,6 +262,16 @@ def _fold_decisions(folder: TaskFolder, state: TaskState) -> int:
     return len(fold)
 
 
+def memory_frozen(status: str) -> str:
+    """Why working memory cannot change in a task of `status` ("" if it can). A finished task's
+    memory is history: no next step would show a change, and its record of how it ended stays
+    true. One rule for every change (pin, evict, edit, note, a pinned answer); a rewind or a
+    fork gives a task that goes on, whose memory is the operator's again."""
+    if status in FINISHED:
+        return f"the task is {status}: rewind or fork to change its memory"
+    return ""
+
+
 def _change_memory(
     folder: TaskFolder,
     change: MemoryChange,
@@ -271,9 +282,11 @@ def _change_memory(
     """Apply `change` under the lock and log it. What it took out of memory (`gone`, filled
     by `change`) is noted in state.yaml, so the next saved context says why each item left."""
     with folder.lock:
+        state = folder.load_state()
+        if frozen := memory_frozen(state.status):
+            raise ForgeError(frozen)
         new_memory, resolved = change(folder.load_memory())
         folder.save_memory(new_memory)
-        state = folder.load_state()
         if gone:
             state.departed = wm.departed_with(state.departed, gone, state.step)
             folder.save_state(state)

@@ -63,7 +63,9 @@ def memory_rows(
     state: TaskState | None = None,
     memory: wm.WorkingMemory | None = None,
 ) -> list[MemoryRow]:
-    """Working memory, one row per item, from one read of state and memory (or the ones given)."""
+    """Working memory, one row per item, from one read of state and memory (or the ones given).
+    A finished task has no next context for an item to leave: none says it will (`expires_in`
+    None; an item that expired already stays 0)."""
     from forgetui.engine.base.tokens import counter_for
 
     state = state or folder.load_state()
@@ -80,13 +82,18 @@ def memory_rows(
                 summary=memory_summary(item),
                 step=item.step,
                 tokens=counter.count(text),
-                expires_in=item.steps_left(state.next_step),
+                expires_in=_expires_in(item, state),
                 pinned=item.pinned,
                 visible=id(item) in visible,
                 content=_memory_content(item.content),
             )
         )
     return rows
+
+
+def _expires_in(item: wm.MemoryItem, state: TaskState) -> int | None:
+    left = item.steps_left(state.next_step)
+    return None if state.finished and left else left
 
 
 def _memory_content(content: Any) -> str:

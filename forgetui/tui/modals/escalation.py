@@ -1,11 +1,14 @@
 """The escalation modal: the question, its options, the evidence (a loop's matching steps, an
 approval's pending action) and a text answer. Dismisses with the answer text the engine takes
 (`executor.answer`): free text or an option; for an approval `approve`, `reject WHY` or
-`modify {json}`; for an interrupted step `re-run` or `skip`. None when cancelled."""
+`modify {json}`; for an interrupted step `re-run` or `skip`; a take-over (`mark complete`,
+`mark failed`, `phase NAME`). A Handover when the operator types the actions from now on; None
+when cancelled."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -16,7 +19,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from forgetui.engine.api import (
-    TAKEOVER_FORMS,
     Escalation,
     ForgeError,
     LogRow,
@@ -43,11 +45,35 @@ REASON_TEXT = {
     "confirm_complete": "the agent says it is done",
 }
 
+HANDOVER_WHY = "the operator types the actions from here"
 
-class EscalationScreen(ModalScreen[str | None]):
+
+@dataclass(frozen=True)
+class Handover:
+    """The operator takes the model's place: `answer` lets the next step run (the engine's
+    grammar for this question), then the human model asks for each action."""
+
+    answer: str
+
+
+def handover_answer(escalation: Escalation) -> str:
+    """The answer that hands the next step to the operator: an action waiting for approval is
+    refused (the operator types their own), an interrupted step is skipped."""
+    if escalation.reason == "approval":
+        return f"reject {HANDOVER_WHY}"
+    if escalation.reason == "interrupted":
+        return "skip"
+    if escalation.reason == "confirm_complete":
+        return f"keep working: {HANDOVER_WHY}"
+    return HANDOVER_WHY
+
+
+class EscalationScreen(ModalScreen[str | Handover | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "close", id="escalation-close"),
     ]
+    # the take-over buttons need about 90 columns in a row; narrower, they go two by two
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (96, "-wide")]
 
     def __init__(
         self,
@@ -98,16 +124,32 @@ class EscalationScreen(ModalScreen[str | None]):
                         ),
                         id="escalation-recent",
                     )  # fmt: skip
+                yield from self._compose_takeover()
             yield Static("", id="escalation-error")
             placeholder = (
                 "approve | reject WHY | modify {json}" if self.is_approval else "type an answer"
             )
             yield Input(placeholder=placeholder, id="escalation-answer")
             yield Label(
-                f"enter answers · escape closes · also: {TAKEOVER_FORMS}",
+                "enter answers · escape closes · reject and mark use the box as reason",
                 classes="dialog-hint",
                 markup=False,
             )
+
+    def _compose_takeover(self) -> ComposeResult:
+        """What the CLI's take-over answers do, as buttons: the operator need not know them."""
+        yield Label("Take over", classes="dialog-heading")
+        with Horizontal(id="takeover-buttons", classes="buttons"):
+            yield Button("Type the actions yourself", id="takeover-human")
+            yield Button("Mark complete", id="takeover-complete", variant="success")
+            yield Button("Mark failed", id="takeover-failed", variant="error")
+            if self.phases:
+                yield Button("Change phase", id="takeover-phase")
+        phases = Horizontal(id="phase-buttons", classes="buttons")
+        phases.display = False
+        with phases:
+            for phase in self.phases:
+                yield Button(Content(phase), id=f"phase-{phase}", classes="phase")
 
     def _compose_approval(self) -> ComposeResult:
         pending = self.escalation.pending_action
@@ -166,11 +208,9 @@ class EscalationScreen(ModalScreen[str | None]):
         elif button.id == "approve":
             self.dismiss("approve")
         elif button.id == "reject":
-            answer = self.query_one("#escalation-answer", Input)
-            reason = answer.value.strip()
-            if reason.lower().startswith("reject"):
-                reason = reason[len("reject") :].strip()
-            self.dismiss(f"reject {reason}".strip())
+            self.dismiss(f"reject {self._reason('reject')}".strip())
+        elif button.id and button.id.startswith(("takeover-", "phase-")):
+            self._take_over(button.id)
         elif button.id == "edit":
             self.query_one("#modify-args", TextArea).display = True
             save = self.query_one("#modify", Button)
@@ -182,6 +222,29 @@ class EscalationScreen(ModalScreen[str | None]):
                 self.dismiss(modify_answer(self.query_one("#modify-args", TextArea).text))
             except ForgeError as exc:
                 self._error(exc.message)
+
+    def _reason(self, verb: str) -> str:
+        """The answer box's text as the reason a button's answer gives (without the verb, if
+        the operator typed it too)."""
+        reason = self.query_one("#escalation-answer", Input).value.strip()
+        if reason.lower().startswith(verb):
+            reason = reason[len(verb) :].strip(" :,")
+        return reason
+
+    def _take_over(self, button_id: str) -> None:
+        if button_id == "takeover-human":
+            self.dismiss(Handover(handover_answer(self.escalation)))
+        elif button_id == "takeover-phase":
+            self.query_one("#phase-buttons").display = True
+            first = self.query_one("#phase-buttons Button", Button)
+            first.focus()
+            self.call_after_refresh(first.scroll_visible, animate=False)  # the body scrolls
+        elif button_id.startswith("phase-"):
+            self.dismiss(f"phase {button_id.removeprefix('phase-')}")
+        else:
+            status = button_id.removeprefix("takeover-")
+            reason = self._reason(f"mark {status}")
+            self.dismiss(f"mark {status}: {reason}" if reason else f"mark {status}")
 
     def action_cancel(self) -> None:
         self.dismiss(None)
