@@ -59,7 +59,8 @@ def test_a_failed_call_exits_1_with_the_error_in_the_json(cli, task: Path, tmp_p
     new = result.json()["new"]
     assert new["call_failed"] is True and new["action"] is None
     assert new["error"] == (
-        "the replay script has no step 2; take over with --model human or another model"
+        "the replay script has no step 2; another model must take over"
+        " (a litellm model, or the human model: you type the actions)"
     )
     assert result.err == ""
 

@@ -172,7 +172,8 @@ def test_exhausted_model_escalates_never_crashes(tmp_path: Path) -> None:
     escalation = folder.load_state().pending_escalation
     assert escalation.reason == "model_error"
     assert escalation.question == (
-        "The replay script has no step 2; take over with --model human or another model."
+        "The replay script has no step 2; another model must take over"
+        " (a litellm model, or the human model: you type the actions)."
     )
     assert escalation.options == [] and "Retry" not in escalation.question
 

@@ -92,7 +92,8 @@ def test_unparseable_text_is_an_error_and_the_end_is_a_transport_failure(task_di
     done = model.complete(MESSAGES, TOOLS)
     assert (done.error, done.transport_failed) == (EXHAUSTED.format(step=5), True)
     assert done.error == (
-        "the replay script has no step 5; take over with --model human or another model"
+        "the replay script has no step 5; another model must take over"
+        " (a litellm model, or the human model: you type the actions)"
     )
     assert not done.retry_helps  # no "Retry?" that can never succeed
     assert model.position == 4 and model.remaining == 0

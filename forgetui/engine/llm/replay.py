@@ -50,7 +50,10 @@ from forgetui.engine.llm.stream import AnswerStream
 
 POSITION_FILE = "replay.pos"
 # The script ran out: retrying cannot help, another model must take over.
-EXHAUSTED = "the replay script has no step {step}; take over with --model human or another model"
+EXHAUSTED = (
+    "the replay script has no step {step}; another model must take over"
+    " (a litellm model, or the human model: you type the actions)"
+)
 
 
 class ReplayResponse(BaseModel):
