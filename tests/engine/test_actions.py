@@ -292,6 +292,56 @@ def test_write_file_replacing_snapshots_before_and_after(
     assert len(outcome.snapshots) == 2
 
 
+@pytest.mark.parametrize(
+    ("action", "args"),
+    [
+        ("write_file", {"path": "mathx/core.py", "content": "x = 1\n"}),
+        ("edit_file", {"path": "mathx/core.py", "old": "def add", "new": "def plus"}),
+    ],
+)
+def test_a_write_is_snapshotted_before_the_file_changes(
+    workspace: Path, snapshots: SnapshotRecorder, action: str, args: dict[str, Any]
+) -> None:
+    """A crash between the two must leave the snapshots (recovery reads them), never a changed
+    file without them."""
+    original = (workspace / "mathx" / "core.py").read_text()
+    seen: list[str] = []
+
+    def snapshot(rel: str, before: str | None, after: str | None) -> list[str]:
+        seen.append((workspace / rel).read_text())
+        return snapshots(rel, before, after)
+
+    env = make_env(workspace, snapshots)
+    env = ActionEnv(workspace=workspace, spec=env.spec, step=7, snapshot=snapshot)
+    assert execute(action, args, env).result == "success"
+    assert seen == [original]  # the file as it was when the snapshot was taken
+    assert (workspace / "mathx" / "core.py").read_text() != original
+
+
+def test_a_write_that_fails_takes_its_snapshots_back(
+    workspace: Path, snapshots: SnapshotRecorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from forgetui.engine.workspace.safe_write import WriteTarget
+
+    def disk_full(self: WriteTarget, text: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(WriteTarget, "replace", disk_full)
+    discarded: list[list[str]] = []
+    env = ActionEnv(
+        workspace=workspace,
+        spec=make_env(workspace, snapshots).spec,
+        step=7,
+        snapshot=snapshots,
+        discard_snapshots=discarded.append,
+    )
+    outcome = execute("write_file", {"path": "mathx/core.py", "content": "x = 1\n"}, env)
+    assert outcome.result == "failure" and not outcome.snapshots
+    assert snapshots.calls and discarded == [
+        ["snapshots/001-before-mathx__core.py", "snapshots/001-after-mathx__core.py"]
+    ]
+
+
 def test_write_file_with_the_same_content_changes_nothing(
     env: ActionEnv, snapshots: SnapshotRecorder
 ) -> None:

@@ -93,22 +93,26 @@ def test_memory_saved_ahead_of_state_is_brought_back_in_line(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
-    ("action", "snapshot", "says"),
+    ("action", "snapshot", "landed", "says"),
     [
-        ("write_file", True, "it had already changed out.txt"),
-        ("write_file", False, "it had not changed any file yet"),
-        ("run_cmd", False, "the command may have run in part or in full"),
-        ("read_file", False, "re-running it is safe"),
+        ("write_file", True, True, "it had already changed out.txt"),
+        # killed between its snapshot and the change: the file is still as it was
+        ("write_file", True, False, "it had not changed any file yet"),
+        ("write_file", False, False, "it had not changed any file yet"),
+        ("run_cmd", False, False, "the command may have run in part or in full"),
+        ("read_file", False, False, "re-running it is safe"),
     ],
 )
 def test_the_interrupted_escalation_says_what_the_action_had_done(
-    tmp_path: Path, action: str, snapshot: bool, says: str
+    tmp_path: Path, action: str, snapshot: bool, landed: bool, says: str
 ) -> None:
     folder = make_task(tmp_path, [act("note", text="x")])
     with folder.lock:
         folder.log.append(IntentRecord(step=1, at="t", action=action, args={"path": "out.txt"}))
         if snapshot:
             folder.snapshot(1, "out.txt", None, "new\n")
+        if landed:
+            (folder.workspace / "out.txt").write_text("new\n")
     with Executor(folder, replay(folder)):
         pass
     pending = folder.load_state().pending_escalation
@@ -123,3 +127,21 @@ def test_an_interrupt_while_recording_waits_for_the_record() -> None:
         time.sleep(0.05)
         finished.append(True)  # not cut short
     assert finished == [True]
+
+
+def test_a_write_that_failed_leaves_no_snapshot_to_mislead_recovery_or_rewind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from forgetui.engine.workspace.safe_write import WriteTarget
+
+    def disk_full(self: WriteTarget, text: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    folder = make_task(tmp_path, [act("write_file", path="out.txt", content="new\n")])
+    monkeypatch.setattr(WriteTarget, "replace", disk_full)
+    with Executor(folder, replay(folder)) as ex:
+        report = ex.step()
+    assert report.result == "failure"
+    step_dir = folder.snapshots_dir / "step-000001"
+    assert not [p for p in step_dir.rglob("*") if p.is_file()] if step_dir.exists() else True
+    assert not (folder.workspace / "out.txt").exists()

@@ -30,7 +30,7 @@ from forgetui.engine.workspace.files import (
     skipped_note,
     walk_files,
 )
-from forgetui.engine.workspace.safe_write import open_write_target
+from forgetui.engine.workspace.safe_write import WriteTarget, open_write_target
 
 MAX_LIST_ENTRIES = 500
 MAX_SEARCH_RESULTS = 100
@@ -236,6 +236,22 @@ def _read_limit(env: ActionEnv) -> int:
     return max(MAX_TEXT_BYTES, env.spec.limits.max_write_bytes)
 
 
+def _replace_snapshotted(
+    target: WriteTarget, before: str | None, after: str, env: ActionEnv
+) -> list[str]:
+    """Snapshot first, then change: a crash between the two leaves snapshots that tell recovery
+    the file may have changed and what it held; the other order would let it say "had not
+    changed any file yet" over a file that had. A change that fails takes its snapshots back."""
+    snapshots = env.snapshot(target.rel, before, after)
+    try:
+        target.replace(after)
+    except BaseException:
+        if env.discard_snapshots is not None:
+            env.discard_snapshots(snapshots)
+        raise
+    return snapshots
+
+
 def write_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
     content: str = args["content"]
     _refuse_oversize(args["path"], content, env)  # before a missing directory is made
@@ -244,8 +260,7 @@ def write_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
         before = target.read_text(_read_limit(env))
         if before == content:
             return ActionOutcome("success", f"{rel} unchanged (same content)")
-        target.replace(content)
-    snapshots = env.snapshot(rel, before, content)
+        snapshots = _replace_snapshotted(target, before, content, env)
     lines = line_count(content)
     created = ", new file" if before is None else ""
     return ActionOutcome(
@@ -279,8 +294,7 @@ def edit_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
         at = before.index(old)
         after = before[:at] + new + before[at + len(old) :]
         _refuse_oversize(rel, after, env)
-        target.replace(after)
-    snapshots = env.snapshot(rel, before, after)
+        snapshots = _replace_snapshotted(target, before, after, env)
     line = before.count("\n", 0, at) + 1
     summary = f"edited {rel} at line {line} (-{line_count(old)} +{line_count(new)} lines)"
     return ActionOutcome(

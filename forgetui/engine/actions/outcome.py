@@ -21,6 +21,7 @@ OUTPUT_CAP = DEFAULT_OUTPUT_CAP  # characters of output kept for the log and the
 SUMMARY_CHARS = 160  # an outcome's one-line summary
 
 Snapshot = Callable[[str, str | None, str | None], list[str]]
+DiscardSnapshots = Callable[[list[str]], None]
 
 
 @dataclass
@@ -29,6 +30,7 @@ class ActionEnv:
     spec: TaskSpec
     step: int
     snapshot: Snapshot  # (rel_path, before, after) -> artifact paths; TaskFolder.snapshot
+    discard_snapshots: DiscardSnapshots | None = None  # a change that did not happen after all
     last_error: str | None = None  # for load_context(error_details)
     verification: Verification | None = None  # the previous one, for run_check
     command_timeout_s: float = DEFAULT_TIMEOUT_S

@@ -338,6 +338,15 @@ class TaskFolder:
             written.append(target.relative_to(self.path).as_posix())
         return written
 
+    def discard_snapshots(self, paths: list[str]) -> None:
+        """Take back snapshots `snapshot` returned, for a change that failed: a stale `.after`
+        would read as a hand edit to a later rewind. Only paths under the snapshots go."""
+        self._require_writer("a snapshot")
+        for rel in paths:
+            path = self.path / rel
+            if path.is_relative_to(self.snapshots_dir) and ".." not in PurePosixPath(rel).parts:
+                path.unlink(missing_ok=True)
+
 
 def _lay_out(directory: Path, spec: TaskSpec, memory: WorkingMemory | None) -> None:
     """Everything of a new task beside its task.yaml. Files already there (a hand-written

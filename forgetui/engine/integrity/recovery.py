@@ -4,8 +4,10 @@ writer opens a task that a crashed run left behind."""
 from __future__ import annotations
 
 import contextlib
+import os
 import posixpath
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,8 @@ from forgetui.engine.folder.lock import pid_alive
 from forgetui.engine.folder.records import IntentRecord, ResultRecord
 from forgetui.engine.folder.task_folder import TaskFolder, step_name
 from forgetui.engine.folder.task_state import PendingAction, TaskState
+from forgetui.engine.sandbox import SandboxError
+from forgetui.engine.workspace.confined_open import open_read
 
 # the temporaries of workspace/safe_write.py
 _SAFE_WRITE_TEMP = re.compile(r"\.forgetui-[0-9a-f]{16}\.tmp")
@@ -91,13 +95,14 @@ def _memory_agrees(folder: TaskFolder, state: TaskState) -> list[str]:
 
 def _what_it_did(folder: TaskFolder, step: int, action: str) -> str:
     """Whether the interrupted action had got as far as changing files, from the snapshots it
-    leaves before each change: re-running a write or a command is then a choice, not a
-    surprise."""
+    leaves before each change (a file that holds its `.after` was changed): re-running a write
+    or a command is then a choice, not a surprise."""
     snapshots = folder.snapshots_dir / step_name(step)
-    changed = sorted(
-        path.relative_to(snapshots).as_posix().removesuffix(".after")
-        for path in snapshots.rglob("*.after")
-    ) if snapshots.is_dir() else []  # fmt: skip
+    kept = {
+        path.relative_to(snapshots).as_posix().removesuffix(".after"): path
+        for path in (snapshots.rglob("*.after") if snapshots.is_dir() else ())
+    }
+    changed = sorted(rel for rel, path in kept.items() if _holds(folder, rel, path))
     if changed:
         return f"it had already changed {', '.join(changed)}"
     if action == "run_cmd":
@@ -105,6 +110,20 @@ def _what_it_did(folder: TaskFolder, step: int, action: str) -> str:
     if ACTIONS.get(action) is not None and ACTIONS[action].changes_workspace:
         return "it had not changed any file yet"
     return "it changes no file, so re-running it is safe"
+
+
+def _holds(folder: TaskFolder, rel: str, snapshot: Path) -> bool:
+    """Whether the workspace file is byte for byte the snapshot. The workspace is the agent's:
+    opened without following a link, only a plain file, read no further than the snapshot."""
+    try:
+        expected = snapshot.read_bytes()
+        fd = open_read(folder.workspace.resolve(), folder.workspace / rel)
+    except (OSError, SandboxError):
+        return False
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        return file.read(len(expected) + 1) == expected
 
 
 def landed_write(
@@ -116,12 +135,7 @@ def landed_write(
     rel = _target_rel(args.get("path"))
     if action not in ("write_file", "edit_file") or rel is None:
         return None
-    after = folder.snapshots_dir / step_name(step) / f"{rel}.after"
-    try:
-        landed = after.read_bytes() == (folder.workspace / rel).read_bytes()
-    except OSError:
-        return None
-    if not landed:
+    if not _holds(folder, rel, folder.snapshots_dir / step_name(step) / f"{rel}.after"):
         return None
     return rel, f"{action} {rel}: already applied before the interruption (not run again)"
 

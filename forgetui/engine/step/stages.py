@@ -191,6 +191,7 @@ def _run_workspace_action(folder: TaskFolder, draft: StepDraft) -> ActionOutcome
         spec=folder.spec,
         step=draft.number,
         snapshot=lambda rel, before, after: folder.snapshot(draft.number, rel, before, after),
+        discard_snapshots=folder.discard_snapshots,
         last_error=last_failure(folder, state) if draft.action == "load_context" else None,
         verification=state.verification,
         keep_check_outputs=_output_keeper(folder, draft.number),
