@@ -120,6 +120,20 @@ def window_refused(step: int, error: str) -> Escalation:
     )
 
 
+def interrupted(step: int, action: str, args: dict[str, Any], done: str) -> Escalation:
+    """A step a crash cut short between its intent and its result: `done` says how far it got,
+    so re-running a write or a command is a choice, not a surprise."""
+    return escalation(
+        "interrupted",
+        f"Step {step} ({action}) was interrupted before its result was recorded; {done}. "
+        "Re-run its action, or skip it?",
+        step,
+        options=["re-run", "skip"],
+        evidence=[f"intent: {action} {action_target(args)}", done],
+        pending=PendingAction(action=action, args=args),
+    )
+
+
 def model_failed(step: int, error: str, retry_helps: bool) -> Escalation:
     """A failed model call: "retry" is offered only when another try can help."""
     if retry_helps:

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from forgetui.engine.folder import policy
-from forgetui.engine.folder.catalog import ACTIONS, action_target
+from forgetui.engine.folder.catalog import ACTIONS
 from forgetui.engine.folder.lock import pid_alive
 from forgetui.engine.folder.records import IntentRecord, ResultRecord
 from forgetui.engine.folder.task_folder import TaskFolder, step_name
-from forgetui.engine.folder.task_state import PendingAction, TaskState
+from forgetui.engine.folder.task_state import TaskState
 from forgetui.engine.sandbox import SandboxError
 from forgetui.engine.workspace.confined_open import open_read
 
@@ -51,15 +51,7 @@ def recover(folder: TaskFolder) -> tuple[list[str], bool]:
     ):
         return notices, False  # waiting on the operator, or already answered: not interrupted
     done = _what_it_did(folder, intent.step, intent.action)
-    escalation = policy.escalation(
-        "interrupted",
-        f"Step {intent.step} ({intent.action}) was interrupted before its result was "
-        f"recorded; {done}. Re-run its action, or skip it?",
-        intent.step,
-        options=["re-run", "skip"],
-        evidence=[f"intent: {intent.action} {action_target(intent.args)}", done],
-        pending=PendingAction(action=intent.action, args=intent.args),
-    )
+    escalation = policy.interrupted(intent.step, intent.action, intent.args, done)
     folder.save_state(
         state.model_copy(update={"pending_escalation": escalation, "status": "escalated"})
     )
