@@ -15,6 +15,7 @@ from forgetui.engine.context.prompts import system_prompt
 from forgetui.engine.context.render import section_blocks
 from forgetui.engine.context.tree import Block, El, drop_empty, seq
 from forgetui.engine.folder.catalog import action_target, actions_of
+from forgetui.engine.folder.policy import max_cost_of, max_steps_of
 from forgetui.engine.folder.records import ResultRecord
 from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.folder.task_state import TaskState
@@ -107,7 +108,8 @@ def task_frame_variants(spec: TaskSpec, state: TaskState) -> Iterator[Variant]:
                 El("goal", text=text(spec.goal)),
                 El("task_type", text=spec.task_type),
                 El("phase", text=state.phase),
-                El("step", text=f"{state.next_step} of at most {spec.limits.max_steps}"),
+                El("step", text=f"{state.next_step} of at most {max_steps_of(spec, state)}"),
+                _cost_element(spec, state),
                 seq("success_criteria", listed(spec.success_criteria), "criterion"),
                 seq("constraints", listed(spec.constraints), "constraint"),
                 seq("allowed_commands", listed(spec.allowed_commands), "command"),
@@ -115,6 +117,15 @@ def task_frame_variants(spec: TaskSpec, state: TaskState) -> Iterator[Variant]:
             ),
         )
         yield el, labels
+
+
+def _cost_element(spec: TaskSpec, state: TaskState) -> El | None:
+    """The cost so far against the limit in force; none without a cost limit (a local model
+    costs nothing and the line would only take tokens)."""
+    limit = max_cost_of(spec, state)
+    if limit is None:
+        return None
+    return El("cost", text=f"${state.totals.cost_usd:.4f} of at most ${limit:.4f}")
 
 
 def verification_variants(spec: TaskSpec, state: TaskState) -> Iterator[Variant]:
