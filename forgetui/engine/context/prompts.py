@@ -49,7 +49,7 @@ _COMMON_RULES = (
 _PHASE_RULES: dict[str, tuple[str, ...]] = {
     "planning": (
         "Change no files: read, search and take notes only.",
-        "Settle the plan's subtasks; mark each planning subtask with mark_subtask_complete.",
+        "Settle the plan; complete(summary) hands over to execution, where subtasks are done.",
     ),
     "execution": (
         "Work on the current subtask of the plan only.",

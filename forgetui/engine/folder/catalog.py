@@ -138,7 +138,8 @@ _ALL = tuple(name for name in ACTIONS if name != "set_plan")
 
 PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
     "decompose": ("read_file", "list_dir", "set_plan", "escalate"),
-    "planning": (*_READ, "mark_subtask_complete", "complete", "escalate"),
+    # no subtask can be done where no file can change: mark_subtask_complete waits for execution
+    "planning": (*_READ, "complete", "escalate"),
     "execution": _ALL,
     "verification": (*_READ, "run_cmd", "run_check", "edit_file", "complete", "escalate"),
     "fix_violation": _ALL,

@@ -31,6 +31,9 @@ def run_control(draft: StepDraft, spec: TaskSpec) -> None:
             draft.fail("failure", f"invalid plan: {str(exc).splitlines()[0]}")
             return
         draft.summary = f"plan set: {len(state.plan.tasks)} tasks"
+        if state.phase == "planning":  # the plan is what planning settles: on to the work
+            draft.summary += "; phase planning done -> execution"
+            state.phase = "execution"
 
 
 def _complete(draft: StepDraft, spec: TaskSpec) -> None:
