@@ -273,12 +273,19 @@ def cut_error(text: str, limit: int = ERROR_LIMIT) -> str:
 
 
 def cap_list(
-    items: Sequence[str], keep: int, *, end: Literal["first", "last"] = "first"
+    items: Sequence[str],
+    keep: int,
+    *,
+    end: Literal["first", "last"] = "first",
+    total: int | None = None,
 ) -> list[str]:
-    """`keep` items and a line saying how many more there are ("... and N more")."""
-    if len(items) <= keep:
+    """`keep` items and a line saying how many more there are ("... and N more"). `total`:
+    how many there are in all when `items` holds only the newest (state keeps a bounded tail
+    of a list that grows with the task)."""
+    total = max(total or 0, len(items))
+    if total <= keep:
         return list(items)
-    more = len(items) - keep
+    more = total - min(keep, len(items))
     if end == "last":
         return [f"... and {more} earlier", *items[len(items) - keep :]]
     return [*items[:keep], f"... and {more} more"]

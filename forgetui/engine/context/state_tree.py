@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from forgetui.engine.base import compress as cz
 from forgetui.engine.base.tokens import MAX_BYTES_PER_TOKEN, TokenCounter
@@ -112,8 +112,9 @@ class StateTree:
                 break
             shown.append(note if used + cost <= budget else cz.cut_error(note, 200))
             used += cost
-        if len(shown) < len(notes):
-            shown.append(f"... and {len(notes) - len(shown)} earlier notes")
+        written = max(self.inputs.state.notes_count, len(notes))
+        if len(shown) < written:
+            shown.append(f"... and {written - len(shown)} earlier notes")
         return shown
 
     def _add_elastic(self, part: Elastic) -> int:
@@ -183,15 +184,19 @@ class StateTree:
         cap = sq.list_cap
 
         def listed(
-            values: Sequence[str], newest: int | None = None, cut: bool = sq.cut
+            values: Sequence[str],
+            newest: int | None = None,
+            cut: bool = sq.cut,
+            total: int | None = None,
         ) -> list[str]:
             """A list under the lists rule: the first `cap` items, or for a list that grows
-            with the task (`newest` given) its newest ones."""
+            with the task (`newest` given) its newest ones, of `total` in all."""
             values = [cz.cut_error(value) if cut else value for value in values]
             caps = [limit for limit in (newest, cap) if limit is not None]
             if not caps:
                 return values
-            return cz.cap_list(values, min(caps), end="first" if newest is None else "last")
+            end: Literal["first", "last"] = "first" if newest is None else "last"
+            return cz.cap_list(values, min(caps), end=end, total=total)
 
         def elastic(slot: int) -> El:
             return self.elastic[slot].make(fills.get(slot, ""), slot)
@@ -218,7 +223,11 @@ class StateTree:
                 "progress",
                 items=drop_empty(
                     El("objective", text=progress.objective),
-                    seq("completed", listed(progress.completed, COMPLETED_SHOWN), "step"),
+                    seq(
+                        "completed",
+                        listed(progress.completed, COMPLETED_SHOWN, total=progress.completed_count),
+                        "step",
+                    ),
                     seq("pending", listed(progress.pending), "step"),
                 ),
             )

@@ -187,7 +187,8 @@ class TaskState(Strict):
     decisions: list[Decision] = Field(default_factory=list)
     folded_decisions: FoldedDecisions | None = None
     progress: Progress = Field(default_factory=Progress)
-    scratchpad: list[str] = Field(default_factory=list)
+    scratchpad: list[str] = Field(default_factory=list)  # the newest 50; the log keeps all
+    notes_count: int = 0  # every note written, for "... and N earlier notes"
     plan: Plan | None = None
     loop_guard: LoopGuardState = Field(default_factory=LoopGuardState)
     failed_streak: int = 0

@@ -206,6 +206,7 @@ def _take_outcome(draft: StepDraft, outcome: ActionOutcome) -> None:
     draft.outcome = outcome
     draft.result, draft.summary, draft.error = outcome.result, outcome.summary, outcome.error
     if outcome.note:
+        state.notes_count = max(state.notes_count, len(state.scratchpad)) + 1
         state.scratchpad = [*state.scratchpad, outcome.note][-KEEP_SCRATCHPAD:]
     if outcome.memory_item is not None:
         item = outcome.memory_item.model_copy(update={"step": draft.number})
@@ -223,7 +224,7 @@ def _verify(folder: TaskFolder, draft: StepDraft, emit: Emit) -> Verification | 
     assert outcome is not None
     if draft.action == "run_check" and outcome.verification is not None:
         verification = outcome.verification
-    elif outcome.changed_workspace:
+    elif outcome.changed_workspace or _never_run(folder, draft.state.verification):
         emit(draft.number, "verify", "")
         verification = run_checks(
             folder.spec, folder.workspace, draft.state.verification, draft.number,
@@ -233,6 +234,12 @@ def _verify(folder: TaskFolder, draft: StepDraft, emit: Emit) -> Verification | 
         return None
     draft.state.verification = verification
     return verification
+
+
+def _never_run(folder: TaskFolder, verification: Verification) -> bool:
+    """A check with no result yet (a task made without running its checks, a check added to
+    task.yaml since): run them once, so the context shows a result, not "not run"."""
+    return any(check.name not in verification.checks for check in folder.spec.checks)
 
 
 def _output_keeper(folder: TaskFolder, step: int) -> Callable[[dict[str, str]], None]:
