@@ -229,3 +229,23 @@ def test_no_context_is_ever_over_budget(workspace: Path, data: st.DataObject) ->
 def test_default_budgets_add_up_to_the_default_maximum() -> None:
     """With the defaults no section is squeezed to fit the total."""
     assert sum(DEFAULT_BUDGETS.values()) == TaskSpec(id="t", goal="g").limits.max_tokens
+
+
+@pytest.mark.parametrize("text", ["\t0\r0", "\tindented\nnext", " lead\n\tx"])
+def test_a_text_starting_with_a_tab_or_space_reads_back_with_libyaml(
+    workspace: Path, text: str
+) -> None:
+    """Found by the property above: libyaml refuses a tab where it would guess a block
+    scalar's indentation, so such a text carries an explicit indentation indicator."""
+    spec = TaskSpec(
+        id="t", goal="g", task_type="implement_feature", phase="implement_red", spec=text
+    )
+    inputs = ContextInputs(
+        spec=spec,
+        state=TaskState(task_id="t", phase="implement_red"),
+        memory=WorkingMemory(),
+        recent=[],
+        workspace=workspace,
+    )
+    parsed = yaml.load(compile_context(inputs).messages[1]["content"], Loader=yaml.CSafeLoader)
+    assert parsed["current_state"]["spec"] == text.replace("\r", "\n")

@@ -24,13 +24,13 @@ from forgetui.engine.step.executor import Executor
 
 from .helpers import act, make_task, replay
 
-BUDGET = 450  # current_state's: the 1,500-line file is excerpted, two big notes crowd it out
+BUDGET = 370  # current_state's: the big file and two long notes are cut, then crowd it out
 NOTE = "remember: " + " ".join(f"fact{i}" for i in range(120))
 # the squeezes current_state went through before it dropped its oldest unpinned items
 DROPPED = (
     f"current_state over its {BUDGET}-token budget: oldest unpinned items dropped first, after "
-    "tool results collapsed to one line, errors and long texts cut to 500 characters, lists "
-    "capped at 2 items, workspace tree dropped"
+    "first and last lines of file content kept, tool results collapsed to one line, errors "
+    "and long texts cut to 500 characters, lists capped at 2 items, workspace tree dropped"
 )
 
 
@@ -176,7 +176,7 @@ def test_context_step_json_and_text_show_them(
     assert main(["context", str(run.path), "--step", "8"]) == 0
     text = capsys.readouterr().out
     assert f"left note@5 (dropped for budget: {DROPPED})" in text
-    assert "compressed current_state (tool results collapsed to one line;" in text
+    assert "compressed current_state (file content: first and last lines kept; tool results" in text
 
 
 def test_an_older_context_without_them_is_still_inferred(run: TaskFolder, tmp_path: Path) -> None:

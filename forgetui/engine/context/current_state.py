@@ -18,6 +18,9 @@ from forgetui.engine.context.target_files import measured, numbered_text
 from forgetui.engine.context.tree import Block
 
 MIN_EXCERPT_TOKENS = 160  # a file excerpt smaller than this is not worth keeping over others
+# once long texts are cut, a long memory item (a note) needs no more room than the cut would
+# leave it (500 characters), so sizing it by lines never drops an item the cut would have kept
+MIN_MEMORY_EXCERPT_TOKENS = 96
 EXCERPT_QUANTUM = 32  # excerpt budgets are rounded down to this, so a preview rebuilt after a
 # small change elsewhere finds the same excerpt (and its count) in the cache
 FILE_CONTENT = "file content: "  # the label of the table's first step
@@ -146,6 +149,8 @@ class CurrentState:
 
     def _full(self, block: Block) -> str:
         part = self.elastic[block.el.slot]
+        if part.whole is not None:
+            return self._render(block, part.whole)
         return self._render(block, numbered_text(part.text) if part.numbered else part.text)
 
     def _compressible(self, slot: int, sq: Squeeze) -> bool:
@@ -155,9 +160,11 @@ class CurrentState:
         full = self._header(block) + self._measure(block).total_tokens
         if not self._compressible(block.el.slot, sq):
             return full
-        if sq.starve and not self.elastic[block.el.slot].memory:
+        part = self.elastic[block.el.slot]
+        if sq.starve and not part.memory:
             return min(full, self._header(block))
-        return min(full, self._header(block) + MIN_EXCERPT_TOKENS)
+        least = MIN_MEMORY_EXCERPT_TOKENS if part.memory and sq.cut else MIN_EXCERPT_TOKENS
+        return min(full, self._header(block) + least)
 
     def _allot(
         self, placed: list[Block], room: int, sq: Squeeze

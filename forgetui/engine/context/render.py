@@ -72,8 +72,9 @@ def _yaml_text(value: str, content_col: int) -> str:
     text = clean(value)
     if "\n" not in text:
         return _yaml_inline(text)
-    # A first line that starts with a space needs an explicit indentation indicator.
-    indicator = "|2-" if text[0] == " " else "|-"
+    # A first line that starts with a space or a tab needs an explicit indentation indicator
+    # (libyaml refuses a tab where it would guess the indentation).
+    indicator = "|2-" if text[0] in " \t" else "|-"
     return f"{indicator}\n{cz.indent_lines(text, ' ' * content_col)}"
 
 

@@ -13,11 +13,18 @@ from typing import Any, Literal
 from forgetui.engine.base import compress as cz
 from forgetui.engine.base.tokens import MAX_BYTES_PER_TOKEN, TokenCounter
 from forgetui.engine.context.inputs import ContextInputs
+from forgetui.engine.context.memory_items import (
+    elastic_text,
+    items_phrase,
+    memory_attrs,
+    trace_lines,
+)
 from forgetui.engine.context.target_files import lines_matching, target_files
-from forgetui.engine.context.tree import El, Elastic, Scalar, drop_empty, seq, value_el
+from forgetui.engine.context.tree import El, Elastic, drop_empty, seq, value_el
 from forgetui.engine.context.workspace_tree import tree_budget, workspace_tree
 from forgetui.engine.folder.memory import MemoryItem, visible_items
 
+TRACES_SHOWN = 5  # dropped outputs: the newest 5, a line each
 COMPLETED_SHOWN = 10  # progress.completed: the context shows the last 10
 # The files touched show their last 5; the scratchpad as many of its newest notes as fit this
 # share of current_state's budget.
@@ -50,7 +57,7 @@ class Squeeze:
         if self.no_tree:
             labels.append("workspace tree dropped")
         if self.dropped:
-            labels.append(f"{_items(self.dropped)} omitted")
+            labels.append(f"{items_phrase(self.dropped)} omitted")
         if self.pinned:
             labels.append("pinned items compressed")
         if self.starve:
@@ -151,14 +158,13 @@ class StateTree:
         return found
 
     def _memory_slot(self, item: MemoryItem) -> int:
-        content = item.content
-        if (
-            item.type == "loaded_context"
-            and isinstance(content, str)
-            and "\n" in content.strip()
-            and not _errorish(item)
-        ):
-            attrs = _memory_attrs(item, self.inputs.state.next_step)
+        """An elastic slot for a long text item (a loaded file, a long note or decision): it
+        gets the room current_state has left, cut by lines only as far as the budget needs,
+        not to the 500 characters every long text is cut to under pressure."""
+        content = elastic_text(item)
+        if content is not None:
+            whole = item.content if content != item.content else None
+            attrs = memory_attrs(item, self.inputs.state.next_step)
 
             def make(text: str, slot: int) -> El:
                 return El(
@@ -170,7 +176,10 @@ class StateTree:
                     mark="pinned" if item.pinned else "",
                 )
 
-            part = Elastic(make, content, numbered=False, memory=True, pinned=item.pinned)
+            part = Elastic(
+                make, content, numbered=False, memory=True, pinned=item.pinned,
+                whole=whole if isinstance(whole, str) else None,
+            )  # fmt: skip
             return self._add_elastic(part)
         return -1
 
@@ -216,6 +225,9 @@ class StateTree:
             parts.append(seq("workspace_tree", self.tree.shown(cap), "entry"))
         memory, refs = self._memory(sq, elastic)
         parts.append(memory)
+        parts.append(
+            seq("dropped_outputs", listed(trace_lines(state, self.items), TRACES_SHOWN), "output")
+        )
         parts.append(self._decisions(sq))
         progress = state.progress
         parts.append(
@@ -288,7 +300,7 @@ class StateTree:
             else:
                 items.append(self._memory_el(item, sq if squeeze else Squeeze()))
         if dropped:
-            items.append(El("item", text=f"{_items(dropped)} omitted (oldest first)"))
+            items.append(El("item", text=f"{items_phrase(dropped)} omitted (oldest first)"))
         if omitted_pinned:
             items.append(
                 El(
@@ -299,7 +311,7 @@ class StateTree:
         return (El("memory", seq=True, items=tuple(items)) if items else None), refs
 
     def _memory_el(self, item: MemoryItem, sq: Squeeze) -> El:
-        attrs = _memory_attrs(item, self.inputs.state.next_step)
+        attrs = memory_attrs(item, self.inputs.state.next_step)
         mark = "pinned" if item.pinned else ""
         content = item.content
         if sq.collapse and item.type == "action_result":
@@ -367,20 +379,3 @@ class StateTree:
 
 def _text_el(tag: str, text: str, slot: int) -> El:
     return El(tag, text=text, slot=slot)
-
-
-def _items(count: int) -> str:
-    return f"{count} memory item{'' if count == 1 else 's'}"
-
-
-def _errorish(item: MemoryItem) -> bool:
-    return (item.key or "").split(":", 1)[0] in ("test_output", "error_details")
-
-
-def _memory_attrs(item: MemoryItem, next_step: int) -> tuple[tuple[str, Scalar], ...]:
-    return (
-        ("ref", item.ref),
-        ("type", item.type),
-        ("pinned", item.pinned),
-        ("expires_in_steps", item.steps_left(next_step)),
-    )

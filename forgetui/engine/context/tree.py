@@ -55,6 +55,7 @@ class Elastic:
     memory: bool = False  # a working-memory item, which is dropped rather than starved
     pinned: bool = False
     focus: tuple[int, ...] = ()  # lines an excerpt keeps the surroundings of (violations)
+    whole: str | None = None  # sent instead of `text` when all of it fits (a wrapped line)
 
 
 def seq(tag: str, values: Sequence[Scalar], item_tag: str = "item") -> El:

@@ -70,6 +70,17 @@ class Progress(Strict):
     pending: list[str] = Field(default_factory=list)
 
 
+class OutputTrace(Strict):
+    """An output the agent had in working memory and lost: what it was, how large, when and
+    why it left (folder/departures.py)."""
+
+    ref: str
+    what: str
+    tokens: int = Field(ge=0)
+    step: int = Field(ge=0)
+    reason: str
+
+
 class PendingAction(Strict):
     action: str
     args: dict[str, Any] = Field(default_factory=dict)
@@ -215,6 +226,8 @@ class TaskState(Strict):
     # items that left working memory since the last context was saved, and why (FIFO at a
     # result, the operator's evict, expiry): the next saved context records them, then clears
     departed: list[Exclusion] = Field(default_factory=list)
+    # outputs that left working memory, newest last: the context keeps a line for each
+    dropped_outputs: list[OutputTrace] = Field(default_factory=list)
     updated_at: str | None = None
 
     @property

@@ -20,6 +20,7 @@ from forgetui.engine.folder import memory as wm
 from forgetui.engine.folder import policy
 from forgetui.engine.folder import seal as task_seal
 from forgetui.engine.folder.catalog import PHASES
+from forgetui.engine.folder.departures import record_departures
 from forgetui.engine.folder.records import OperatorRecord
 from forgetui.engine.folder.task_folder import TASK_FILE, TaskFolder
 from forgetui.engine.folder.task_spec import TaskSpec
@@ -288,7 +289,7 @@ def _change_memory(
         new_memory, resolved = change(folder.load_memory())
         folder.save_memory(new_memory)
         if gone:
-            state.departed = wm.departed_with(state.departed, gone, state.step)
+            record_departures(state, gone, state.step)
             folder.save_state(state)
         folder.log.append(
             OperatorRecord(step=state.step, at=now_iso(), op=op, key=resolved, text=text)

@@ -29,6 +29,7 @@ from forgetui.engine.folder import commit, consistency, policy
 from forgetui.engine.folder import memory as wm
 from forgetui.engine.folder import seal as task_seal
 from forgetui.engine.folder.catalog import actions_of
+from forgetui.engine.folder.departures import record_departures
 from forgetui.engine.folder.policy import UNPARSED_ESCALATION
 from forgetui.engine.folder.records import STOPPED, UNPARSED, IntentRecord
 from forgetui.engine.folder.task_folder import TaskFolder
@@ -185,10 +186,11 @@ class Executor:
         """The next step, running, with the memory items whose term ended gone (and noted)."""
         number = state.step + 1
         memory, expired = wm.expire(self.folder.load_memory(), number)
-        departed = wm.departed_with(state.departed, expired, number)
+        state = state.model_copy(update={"status": "running"})
+        record_departures(state, expired, number)
         return StepDraft(
             number=number,
-            state=state.model_copy(update={"status": "running", "departed": departed}),
+            state=state,
             memory=memory,
             verified_before=state.verification,
         )

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from forgetui.engine.folder import memory as wm
+from forgetui.engine.folder.departures import record_departures
 from forgetui.engine.folder.records import UNPARSED, ResultRecord
 from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.folder.task_state import TaskState, Verification
@@ -44,7 +45,7 @@ def remember_result(
     memory, gone = wm.add_item(
         memory, wm.MemoryItem(type="action_result", step=result.step, content=content)
     )
-    state.departed = wm.departed_with(state.departed, gone, result.step)
+    record_departures(state, gone, result.step)
     return memory
 
 

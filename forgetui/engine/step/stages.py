@@ -24,6 +24,7 @@ from forgetui.engine.checks.verify import run_checks
 from forgetui.engine.folder import commit, policy
 from forgetui.engine.folder import memory as wm
 from forgetui.engine.folder.catalog import ACTIONS
+from forgetui.engine.folder.departures import record_departures
 from forgetui.engine.folder.records import STOPPED, UNPARSED, ResultRecord
 from forgetui.engine.folder.stored_args import expanded
 from forgetui.engine.folder.task_folder import TaskFolder, step_name
@@ -211,7 +212,7 @@ def _take_outcome(draft: StepDraft, outcome: ActionOutcome) -> None:
     if outcome.memory_item is not None:
         item = outcome.memory_item.model_copy(update={"step": draft.number})
         draft.memory, gone = wm.add_item(draft.memory, item)
-        state.departed = wm.departed_with(state.departed, gone, draft.number)
+        record_departures(state, gone, draft.number)
     if outcome.command is not None:
         runs = [*state.probe.recent_commands, outcome.command][-KEEP_COMMANDS:]
         state.probe = state.probe.model_copy(update={"recent_commands": runs})
