@@ -47,6 +47,14 @@ def model_name(text: str) -> str:
     return text
 
 
+def task_path(text: str) -> str:
+    """An argparse type: TASK named, never a blank (a script's unset "$TASK" would otherwise
+    mean whatever task the current directory holds)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; name a task folder or a workspace")
+    return text
+
+
 def named_dir(text: str) -> str:
     """An argparse type: a directory named, never a blank (a script's unset "$DIR" would
     otherwise mean the current directory)."""

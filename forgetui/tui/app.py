@@ -1,4 +1,5 @@
-"""The Textual app: themes, help, quit and the command palette around one WorkbenchScreen.
+"""The Textual app: themes, help, quit and the command palette around the workbench on top,
+over the task list when it opened on several tasks (task_switch.py opens and leaves them).
 
 Built by `make_app` from settings the launcher read; nothing here reads a file on the UI thread
 (the theme choice is saved from a worker)."""
@@ -12,17 +13,20 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 
-from forgetui.engine.api import ForgeError
+from forgetui.engine.api import ForgeError, TaskList
 from forgetui.tui.commands import COMMANDS, Command, bindings, key_for
 from forgetui.tui.config import Settings, save_theme
 from forgetui.tui.messages import ThemeSaved
 from forgetui.tui.modals.help import HelpScreen
+from forgetui.tui.notices import NoticedApp
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader
+from forgetui.tui.task_list import TaskListScreen
+from forgetui.tui.task_switch import OpenTask, TaskSwitch, WorkbenchFailed, WorkbenchReady
 from forgetui.tui.themes import DEFAULT_THEME, METER_VARIABLES, ThemeSet
 from forgetui.tui.workbench import WorkbenchScreen
 
@@ -31,20 +35,30 @@ THEME_TOAST = "theme: "
 THEME_NOT_SAVED = "Theme not remembered"
 
 
-class ForgeApp(App[int]):
+class ForgeApp(NoticedApp):
     CSS_PATH = STYLES
     TITLE = "forgetui"
     BINDINGS: ClassVar[list[BindingType]] = bindings("app")  # type: ignore[assignment]
     ENABLE_COMMAND_PALETTE = True
 
     def __init__(
-        self, settings: Settings, themes: ThemeSet, reader: TaskReader, session: Session
+        self,
+        settings: Settings,
+        themes: ThemeSet,
+        reader: TaskReader | None,
+        session: Session | None,
+        *,
+        open_task: OpenTask | None = None,
+        tasks: TaskList | None = None,
     ) -> None:
+        """One task (`reader` and `session`), or the list of `tasks`; `open_task` builds the
+        parts of another task's workbench (a list's row, a fork)."""
         super().__init__()
         self.settings = settings
         self.theme_set = themes
-        self.reader = reader
-        self.session = session
+        self._first = (reader, session)
+        self.tasks = tasks
+        self.switch = TaskSwitch(self, open_task or _cannot_open)
         self._startup_notices: list[str] = list(settings.notices)
         for theme in themes.themes:
             self.register_theme(theme)
@@ -67,13 +81,62 @@ class ForgeApp(App[int]):
         return dict(METER_VARIABLES)
 
     def get_default_screen(self) -> Screen[None]:
-        return WorkbenchScreen(self.reader, self.session, self.settings)
+        reader, session = self._first
+        if reader is None or session is None:
+            assert self.tasks is not None, "the app needs a task or a list of tasks"
+            return TaskListScreen(self.tasks, self.settings)
+        return WorkbenchScreen(reader, session, self.settings)
+
+    @property
+    def current_workbench(self) -> WorkbenchScreen | None:
+        """The workbench on top (modals over it included); None on the task list."""
+        found = (s for s in reversed(self.screen_stack) if isinstance(s, WorkbenchScreen))
+        return next(found, None)
 
     @property
     def workbench(self) -> WorkbenchScreen:
-        screen = self.screen_stack[0]
-        assert isinstance(screen, WorkbenchScreen)
+        screen = self.current_workbench
+        assert screen is not None, "no workbench is open"
         return screen
+
+    @property
+    def reader(self) -> TaskReader:
+        """The workbench's on top (before any screen: the one the app opens with)."""
+        workbench, first = self.current_workbench, self._first[0]
+        if workbench is None and first is not None:
+            return first
+        return self.workbench.reader
+
+    @property
+    def session(self) -> Session:
+        workbench, first = self.current_workbench, self._first[1]
+        if workbench is None and first is not None:
+            return first
+        return self.workbench.session
+
+    # -- several tasks --------------------------------------------------------------------------
+
+    def open_task(self, path: Path) -> None:
+        """The task's workbench over the screen shown (built in a worker, then pushed)."""
+        self.switch.open(path)
+
+    @on(WorkbenchReady)
+    async def show_workbench(self, message: WorkbenchReady) -> None:
+        await self.switch.ready(message)
+
+    @on(WorkbenchFailed)
+    def workbench_failed(self, message: WorkbenchFailed) -> None:
+        self.switch.failed(message)
+
+    def action_leave_task(self) -> None:
+        self.switch.back()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Back applies only to a workbench opened over another screen (hidden otherwise, so
+        escape goes on to whatever else wants it)."""
+        if action == "leave_task":
+            return self.switch.can_go_back()
+        return True
 
     def on_mount(self) -> None:
         if self._startup_notices:
@@ -117,24 +180,27 @@ class ForgeApp(App[int]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        snapshot = self.workbench.snapshot
+        workbench = self.current_workbench
+        snapshot = workbench.snapshot if workbench is not None else None
         self.push_screen(
             HelpScreen(
                 self.settings.keymap,
                 self.command_applies,
-                task_path=self.reader.path,
+                task_path=workbench.reader.path if workbench is not None else None,
                 sandbox=snapshot.sandbox if snapshot is not None else None,
                 environment=snapshot.environment if snapshot is not None else None,
             )
         )
 
     async def action_quit(self) -> None:
-        if self.workbench.request_quit():
+        workbench = self.current_workbench
+        if workbench is None or workbench.request_quit():
             self.exit(0)
 
     def command_applies(self, command: Command) -> bool:
         if command.scope == "screen":
-            return self.workbench.applies(command.action)
+            workbench = self.current_workbench
+            return workbench is not None and workbench.applies(command.action)
         return self.check_action(command.action, ()) is True
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
@@ -142,9 +208,13 @@ class ForgeApp(App[int]):
         for command in COMMANDS:
             if not self.command_applies(command):
                 continue
-            target = self if command.scope == "app" else self.workbench
+            target = self if command.scope == "app" else self.current_workbench
             action = getattr(target, f"action_{command.action}")
             if command.argument is not None:
                 action = partial(action, command.argument)
             key = key_for(command, self.settings.keymap)
             yield SystemCommand(command.title, f"key {key} · {command.help}", action)
+
+
+def _cannot_open(path: Path) -> tuple[TaskReader, Session]:
+    raise ForgeError(f"{path}: this workbench opens no other task")

@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Input, Static, TextArea
 
 from forgetui.tui.layout import PANES, TABBED, WIDGET_ID, Layout, Pane
 from forgetui.tui.panes.tabs import PaneTabs
@@ -40,6 +40,7 @@ class PaneArranger:
         self._snapshot = snapshot
         self.layout = Layout(0, 0)
         self._applied: tuple[str, frozenset[Pane], bool, Pane | None] | None = None
+        self._focusing: Pane | None = None  # shown, focused after the next refresh
 
     # -- applying the layout --------------------------------------------------------------------
 
@@ -76,7 +77,8 @@ class PaneArranger:
     def show_tabs(self) -> None:
         if self.layout.tab_bar:
             badges = pane_badges(self._snapshot())
-            self._screen.query_one(PaneTabs).show(self.layout.tab, badges)
+            active = getattr(self._screen, "focused_pane", None) == self.layout.tab
+            self._screen.query_one(PaneTabs).show(self.layout.tab, badges, active)
 
     # -- choosing panes -------------------------------------------------------------------------
 
@@ -90,10 +92,18 @@ class PaneArranger:
         return None
 
     def focus_pane(self, pane: Pane) -> None:
-        """Focus the pane's first focusable widget (the pane itself if it takes focus)."""
+        """Focus where the pane is entered: its own choice (the context pane's section last
+        visited), else its first focusable widget (the pane itself if it takes focus)."""
+        self._focusing = None
         root = self._screen.query_one(f"#{WIDGET_ID[pane]}")
+        entry = getattr(root, "focus_entry", None)
+        if callable(entry):
+            entry()
+            return
+        chain = self._screen.focus_chain  # what shows and takes focus
         for widget in (root, *root.query("*")):
-            if widget.focusable:
+            # a text box in a pane (the log's filter) is entered by its own key, not by Tab
+            if widget in chain and not isinstance(widget, (Input, TextArea)):
                 widget.focus()
                 return
 
@@ -103,14 +113,30 @@ class PaneArranger:
         tab = pane if pane in TABBED else layout.tab
         zoomed = pane if layout.zoomed is not None else None
         self._arrange(Layout(layout.width, layout.height, tab, zoomed))
+        self._focusing = pane
         self._screen.call_after_refresh(self.focus_pane, pane)
+
+    def cycle(self, step: int) -> None:
+        """Tab (1) or shift+Tab (-1): the next pane in screen order, shown and focused."""
+        focused = self._screen.focused
+        current = self._focusing or (self.pane_of(focused) if focused is not None else None)
+        pane = self.layout.next_pane(current, step)
+        if pane is not None:
+            self.show_pane(pane)
+
+    def unzoom(self) -> bool:
+        """Leave the zoom; False if no pane was zoomed."""
+        layout = self.layout
+        if layout.zoomed is None:
+            return False
+        self._arrange(Layout(layout.width, layout.height, layout.tab, None))
+        return True
 
     def zoom(self) -> None:
         """The focused pane fills the screen; again, the layout comes back."""
-        layout = self.layout
-        if layout.zoomed is not None:
-            self._arrange(Layout(layout.width, layout.height, layout.tab, None))
+        if self.unzoom():
             return
+        layout = self.layout
         focused = self._screen.focused
         pane = (self.pane_of(focused) if focused is not None else None) or "context"
         self._arrange(Layout(layout.width, layout.height, layout.tab, pane))

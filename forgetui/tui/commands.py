@@ -11,9 +11,11 @@ from typing import Literal
 from textual.binding import Binding
 
 from forgetui.engine import api
-from forgetui.tui.layout import PANES, TITLES
+from forgetui.tui.layout import PANES, TITLES, Pane
 
-Scope = Literal["screen", "app"]
+# Where the key is bound: the workbench screen, the app, or the workbench's navigation base
+# (navigation.py: moving between panes and backing out apply before the task is read).
+Scope = Literal["screen", "app", "navigation"]
 
 
 @dataclass(frozen=True)
@@ -29,11 +31,17 @@ class Command:
     priority: bool = False  # before the focused widget's own binding for the key
     footer: bool = True  # shown in the footer (all commands are in help and the palette)
     argument: str | None = None  # passed to the action: one method serves several keys
+    # The panes whose footer offers it (none: every pane's); its key works wherever it applies.
+    panes: tuple[Pane, ...] = ()
 
     @property
     def binding_action(self) -> str:
         return self.action if self.argument is None else f"{self.action}({self.argument!r})"
 
+
+MEMORY: tuple[Pane, ...] = ("memory",)
+CONTEXT: tuple[Pane, ...] = ("context",)
+LOG: tuple[Pane, ...] = ("log",)
 
 COMMANDS: tuple[Command, ...] = (
     Command("run-pause", "space", "run_pause", "screen", "run/pause", "Run / pause",
@@ -45,13 +53,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("answer", "a", "answer", "screen", "answer", "Answer the escalation",
             "Answer the question, or approve / edit / reject the pending action"),
     Command("pin", "p", "toggle_pin", "screen", "pin", "Pin / unpin memory item",
-            "A pinned item is never pushed out, expired or dropped for budget"),
+            "A pinned item is never pushed out, expired or dropped for budget", panes=MEMORY),
     Command("evict", "x", "evict", "screen", "evict", "Evict memory item",
-            "Drop the selected working-memory item before the next step"),
+            "Drop the selected working-memory item before the next step", panes=MEMORY),
     Command("note", "n", "add_note", "screen", "note", "Add a note",
             "Add an operator note the agent sees from the next step on"),
     Command("edit", "e", "edit_memory", "screen", "edit", "Edit memory item",
-            "Change the selected working-memory item's content"),
+            "Change the selected working-memory item's content", panes=MEMORY),
     Command("limits", "l", "set_limits", "screen", "limits", "Set limits",
             "Set the step or cost limit mid-run: a decision the agent sees", footer=False),
     Command("inbox", "i", "open_inbox", "screen", "inbox", "Escalation inbox",
@@ -60,30 +68,43 @@ COMMANDS: tuple[Command, ...] = (
     Command("model", "m", "choose_model", "screen", "model", "Choose the model",
             "The model for the steps from the next one on: replay, human or a litellm name",
             footer=False),
-    Command("detail", "enter", "open_detail", "screen", "detail", "Open detail",
+    Command("detail", "enter", "open_detail", "screen", "open", "Open detail",
             "The selected context section, memory item, check, or log row's step (its result, "
-            "the model's answer, the context sent) in full", "enter", priority=True),
+            "the model's answer, the context sent) in full", "enter", priority=True,
+            panes=("context", "memory", "checks", "log")),
     Command("earlier", "left_square_bracket", "earlier_context", "screen", "earlier",
             "Earlier context",
-            "The context as sent at an earlier step, with what changed since the one before", "["),
+            "The context as sent at an earlier step, with what changed since the one before", "[",
+            panes=CONTEXT),
     Command("later", "right_square_bracket", "later_context", "screen", "later", "Later context",
-            "A later step's context; past the last one, the next step's preview", "]"),
+            "A later step's context; past the last one, the next step's preview", "]",
+            panes=CONTEXT),
     Command("filter", "slash", "filter_log", "screen", "filter", "Filter the log",
-            "Only the log rows whose action, target, result or summary holds a text; escape "
-            "or an empty filter shows every row", "/"),
+            "A bar above the log: only the rows whose action, target, result or summary holds "
+            "the text, as it is typed; enter keeps it, escape clears it", "/", panes=LOG),
     Command("goto", "g", "goto_step", "screen", "go to", "Go to step",
             "The log cursor to a step's row. Wherever the cursor rests on a step, the context "
             "pane shows the context as sent at that step; on the newest row, the next step's "
-            "preview again (as does ] past the last step)"),
+            "preview again (as does ] past the last step)", panes=LOG),
     Command("rerun", "R", "rerun", "screen", "re-run", "Re-run with a model",
             "Send the selected step's saved context to a model again (nothing runs) and "
-            "compare the answers", footer=False),
+            "compare the answers", footer=False, panes=LOG),
     Command("rewind", "r", "rewind", "screen", "rewind", "Rewind to the step",
             "Back to the end of the selected step: state, memory and the files it wrote; the "
             "later steps stay in the log, dimmed. Or fork there into a new workspace",
-            footer=False),
+            footer=False, panes=LOG),
     Command("zoom", "z", "zoom", "screen", "zoom", "Zoom pane",
             "The focused pane fills the screen; z again brings the other panes back"),
+    Command("next-pane", "tab", "next_pane", "navigation", "next pane", "Next pane",
+            "Focus the next pane in screen order (in a narrow terminal or zoomed: its tab, or "
+            "the zoom moves to it); shift+tab the one before", "tab", priority=True,
+            footer=False),
+    Command("previous-pane", "shift+tab", "previous_pane", "navigation", "previous pane",
+            "Previous pane", "Focus the pane before, in screen order", "shift+tab",
+            priority=True, footer=False),
+    Command("back-out", "escape", "back_out", "navigation", "back", "Back out",
+            "Collapse the expanded context section, clear the log filter, close the dialog or "
+            "leave the zoom: whichever is open, innermost first", "esc", footer=False),
     *(
         Command(f"pane-{pane}", str(number), "show_pane", "screen", TITLES[pane],
                 f"Show the {TITLES[pane]} pane",
@@ -91,6 +112,13 @@ COMMANDS: tuple[Command, ...] = (
                 footer=False, argument=pane)
         for number, pane in enumerate(PANES, start=1)
     ),
+    Command("back", "escape", "leave_task", "app", "back", "Back",
+            "Leave this task's workbench for the list (or the task it was forked from)",
+            "esc"),
+    Command("messages", "h", "messages", "app", "messages", "Message history",
+            "Every message shown, newest first, with its time and step; c copies one (one "
+            "with a command to copy, as a fork's, stays on screen until clicked or this "
+            "opens)", footer=False),
     Command("theme", "t", "next_theme", "app", "theme", "Next theme",
             "Cycle the themes in themes/; the choice is remembered"),
     Command("help", "question_mark", "help", "app", "help", "Help",

@@ -139,11 +139,7 @@ class HistoryBrowser:
     # -- the action log: filter, go to a step ---------------------------------------------------
 
     def filter_log(self) -> None:
-        from forgetui.tui.modals.log_filter import LogFilterScreen
-
-        pane = self._screen.query_one(ActionLogPane)
-        pane.view.focus()
-        self._screen.app.push_screen(LogFilterScreen(pane.view.filter or ""), pane.set_filter)
+        self._screen.query_one(ActionLogPane).open_filter()
 
     def _find_log_rows(self, text: str, start: int) -> None:
         count, rows = self._reader.find_log_rows(text, start)

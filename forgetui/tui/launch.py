@@ -1,8 +1,11 @@
 """`forgetui` and `forgetui open PATH`: resolve what to open, read the settings, build the app.
 
-PATH is a task folder, a workspace holding one task, or a sample (a bundled name or a sample
-folder), which is instantiated into a fresh run directory so the shipped copy is never touched.
-No PATH opens a fresh copy of the hello_world sample.
+PATH is a task folder, a workspace, a directory of workspaces (the run copies: `--runs`), or a
+sample (a bundled name or a sample folder), which is instantiated into a fresh run directory so
+the shipped copy is never touched. One task opens its workbench; several open the task list.
+No PATH opens the tasks of the workspace the shell is in, if it has any (the run copies and
+other directories are listed only when named: a directory of projects is not a task list), and
+else a fresh copy of the hello_world sample.
 
 Textual is imported only once a terminal is known to be there: without one the app would spin
 forever, so `launch` refuses first, before any run copy is made."""
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -19,9 +23,30 @@ from forgetui.engine.api import ForgeError
 if TYPE_CHECKING:
     from forgetui.tui.app import ForgeApp
     from forgetui.tui.config import Settings
+    from forgetui.tui.session import Session
+    from forgetui.tui.snapshot import TaskReader
     from forgetui.tui.themes import ThemeSet
 
 DEFAULT_SAMPLE = "hello_world"
+
+
+def tasks_to_open(path: str | None, runs: bool = False) -> list[Path] | None:
+    """The tasks PATH (or `runs`, or the current directory) holds; None when a sample is to be
+    instantiated. Bad PATH: a ForgeError (exit 2)."""
+    from forgetui.engine import api
+
+    if runs:
+        if path is not None:
+            raise ForgeError("open: give PATH or --runs, not both")
+        return api.tasks_at(api.runs_root())
+    if path is None:
+        try:
+            return api.tasks_at(Path.cwd(), nested=False)
+        except ForgeError:
+            return None  # not a workspace: the sample
+    if api.find_sample(path) is not None:
+        return None
+    return api.tasks_at(path)
 
 
 def resolve_task(path: str | None) -> Path:
@@ -52,13 +77,33 @@ def require_terminal() -> None:
 
 def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
     """The factory: everything the app needs is passed in, so tests build it the same way."""
+    from forgetui.tui.app import ForgeApp
+
+    reader, session = workbench_parts(settings, task)
+    return ForgeApp(settings, themes, reader, session, open_task=partial(workbench_parts, settings))
+
+
+def make_list_app(settings: Settings, place: Path, themes: ThemeSet) -> ForgeApp:
+    """The app on the task list of `place`: enter opens a task's workbench, escape comes back."""
     from forgetui.engine import api
     from forgetui.tui.app import ForgeApp
+
+    return ForgeApp(
+        settings, themes, None, None,
+        open_task=partial(workbench_parts, settings), tasks=api.TaskList(place),
+    )  # fmt: skip
+
+
+def workbench_parts(settings: Settings, task: Path) -> tuple[TaskReader, Session]:
+    """A task's reader and writer, as its workbench uses them (reads task.yaml: a worker calls
+    this for a task opened from the list)."""
+    from forgetui.engine import api
     from forgetui.tui.config import model_overrides
-    from forgetui.tui.session import EngineProcess, Session
+    from forgetui.tui.session import EngineProcess
     from forgetui.tui.snapshot import TaskReader
 
-    own = api.open_task(task).spec.model_options.model_fields_set
+    folder = api.open_task(task)  # a fork opened by its workspace: its task folder
+    task, own = folder.path, folder.spec.model_options.model_fields_set
     overrides = model_overrides(settings, own)  # the config's under task.yaml, flags over it
     session: Session
     if settings.engine == "process":
@@ -69,7 +114,7 @@ def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
         task, settings.model, owns_lock=session.owns_lock,
         api_base=settings.api_base, model_overrides=overrides,
     )  # fmt: skip
-    return ForgeApp(settings, themes, reader, session)
+    return reader, session
 
 
 # The reader (and, with engine "thread", the executor) run in threads of this process; Python
@@ -84,14 +129,17 @@ def launch(
     api_base: str | None,
     theme: str | None,
     model_options: Mapping[str, Any] | None = None,
+    runs: bool = False,
 ) -> int:
-    """Open the workbench. A bad PATH is reported before the terminal check (it is the more
-    useful error); the terminal check comes before a sample is copied or Textual imported."""
+    """Open the workbench, or the task list. A bad PATH is reported before the terminal check
+    (it is the more useful error); the terminal check comes before a sample is copied or
+    Textual imported."""
     from forgetui.engine import api
 
-    is_sample = path is None or api.find_sample(path) is not None
-    if path is not None and not is_sample:
-        api.open_task(path)  # a missing or broken task fails here, whatever the terminal
+    tasks = tasks_to_open(path, runs)
+    is_sample = tasks is None
+    if tasks is not None and len(tasks) == 1:
+        api.open_task(tasks[0])  # a broken task fails here, whatever the terminal
     require_terminal()
 
     from forgetui.paths import data_dir
@@ -103,12 +151,16 @@ def launch(
     settings = load_settings(
         {"model": model, "api_base": api_base, "theme": theme, "model_flags": model_options or None}
     )
-    task = resolve_task(path)
-    run_dir = api.open_task(task).workspace if is_sample else None
     try:
         themes = load_themes(data_dir("themes"))
     except FileNotFoundError as exc:
         themes = ThemeSet((FALLBACK_THEME,), (str(exc),))
+    if tasks is not None and len(tasks) > 1:
+        place = api.runs_root() if runs else Path(path or Path.cwd())
+        result = make_list_app(settings, place, themes).run()
+        return result if isinstance(result, int) else 0
+    task = tasks[0] if tasks is not None else resolve_task(path)
+    run_dir = api.open_task(task).workspace if is_sample else None
     app = make_app(settings, task, themes)
     try:
         with api.shown_in_workbench(task):  # `runs --prune` leaves it alone meanwhile

@@ -14,9 +14,11 @@ from typing import Literal
 Pane = Literal["context", "memory", "task", "checks", "log"]
 Mode = Literal["columns", "tabs", "too-small"]
 
-# In screen order: the order of the tab bar, the digit keys and Tab's focus chain.
+# The order of the digit keys and of the tab bar (then the log, under it).
 PANES: tuple[Pane, ...] = ("context", "memory", "task", "checks", "log")
 TABBED: tuple[Pane, ...] = ("context", "memory", "task", "checks")
+# Tab's order in columns: left to right, top to bottom, as the panes sit on the screen.
+COLUMNS_ORDER: tuple[Pane, ...] = ("task", "checks", "context", "memory", "log")
 WIDGET_ID: dict[Pane, str] = {
     "context": "context",
     "memory": "memory",
@@ -68,6 +70,24 @@ class Layout:
     @property
     def tab_bar(self) -> bool:
         return self.mode == "tabs" and self.zoomed is None
+
+    @property
+    def tab_order(self) -> tuple[Pane, ...]:
+        """The panes Tab goes through, in the order they sit on screen. In tabs mode (and
+        zoomed in it) that is the tab bar, then the log: Tab reaches every pane, switching the
+        tab, so it is never stuck on the two that show."""
+        if self.mode == "too-small":
+            return ()
+        return COLUMNS_ORDER if self.mode == "columns" else (*TABBED, "log")
+
+    def next_pane(self, current: Pane | None, step: int) -> Pane | None:
+        """The pane `step` places after `current` in Tab's order, round the end."""
+        order = self.tab_order
+        if not order:
+            return None
+        if current not in order:
+            return order[0] if step > 0 else order[-1]
+        return order[(order.index(current) + step) % len(order)]
 
     def too_small_text(self) -> str:
         return (

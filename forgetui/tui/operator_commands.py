@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.message import Message
@@ -24,6 +25,7 @@ from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 from forgetui.tui.workers import in_thread
 
 if TYPE_CHECKING:
+    from forgetui.engine.api import Adoption, Rerun
     from forgetui.tui.modals.escalation import Handover
 
 
@@ -54,6 +56,7 @@ class OperatorCommands:
         self._host = host
         self._reader = reader
         self._session = session
+        self._adopted: list[Path] = []  # forks a re-run was adopted into, not yet offered
 
     def _push(self, modal: Screen[Any], then: Callable[[Any], None] | None = None) -> None:
         self._screen.app.push_screen(modal, then)
@@ -306,9 +309,9 @@ class OperatorCommands:
             self._reader.folder.workspace,
             load_recorded=lambda: recorded_answer(open_task(path), step),
             ask=lambda spec: session.rerun(step, spec),
-            adopt=session.adopt_rerun,
+            adopt=self._adopt_and_offer,
         )
-        self._push(screen)
+        self._push(screen, self._offer_adopted)
 
     def rewind(self) -> None:
         """Back to the end of the selected step, in place or as a fork: the modal's dry run
@@ -338,10 +341,37 @@ class OperatorCommands:
                 return
             if choice.fork is not None:
                 dest = choice.fork
-                self.operate(lambda: session.fork(step, dest))
+                in_thread(self._screen, partial(self._fork_and_offer, step, dest), "operator")
             else:
                 self.operate(lambda: session.rewind(step, choice.force))
 
         workspace = self._reader.folder.workspace
         screen = RewindScreen(step, lambda: session.plan_rewind(step), workspace, in_place_refused)
         self._push(screen, chosen)
+
+    # -- a fork made: open it now? --------------------------------------------------------------
+
+    def _fork_and_offer(self, step: int, dest: str) -> None:
+        """In a thread worker: the fork (this task unchanged), then the offer to open it."""
+        said = self._session.fork(step, dest)
+        self._screen.post_message(OperatorDone(said))
+        self._offer(Path(dest).expanduser().absolute())
+
+    def _adopt_and_offer(self, rerun: Rerun, dest: str) -> Adoption:
+        """In the re-run modal's worker: the adoption; the offer to open the fork comes once
+        the modal closes (it shows how the fork's step went first)."""
+        adoption = self._session.adopt_rerun(rerun, dest)
+        self._adopted.append(adoption.folder)
+        return adoption
+
+    def _offer_adopted(self, _: object = None) -> None:
+        if self._adopted:
+            from forgetui.tui.modals.open_fork import offer_fork
+
+            offer_fork(self._screen, self._adopted[-1])
+            self._adopted.clear()
+
+    def _offer(self, fork: Path) -> None:
+        from forgetui.tui.modals.open_fork import offer_fork
+
+        self._screen.app.call_from_thread(offer_fork, self._screen, fork)

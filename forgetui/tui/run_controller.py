@@ -2,16 +2,22 @@
 step, for the workbench screen that routes its keys and messages here.
 
 Run/pause is a flag checked between steps: each executor worker runs exactly one step, and the
-next starts only once the screen shows the last (the screen calls `continue_run` after painting
-a snapshot), so however fast the engine steps the panes are never more than the step in flight
-behind. Workers run on the screen (its one handler reports their failures by group) and only
-post messages; the screen hands those back to `handle`.
+next starts only once the screen shows the last: its records in the log pane, read on their own
+(the other panes follow at most RELOAD_SPACING_RUNNING later: reading and painting them all
+after every step would leave the UI thread little time for keys). A human model's run waits
+for the whole view (the screen calls `continue_run` after painting a snapshot). Inside a step,
+the action the model chose is on screen before it runs: the step waits (briefly at most) at its
+execute stage until the log pane shows the intent record. So however fast the engine steps, the
+log is never more than the record being written behind. Workers run on the screen (its one
+handler reports their failures by group) and only post messages; the screen hands those back
+to `handle`.
 
 The answer streaming in, and the operator's stop of it, are answer_stream.py's; this decides
 when a stop applies and what follows it."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -37,14 +43,18 @@ from forgetui.tui.messages import (
     StepStarted,
 )
 from forgetui.tui.panes.action_log import ActionLogPane, LogView
-from forgetui.tui.session import Session
+from forgetui.tui.session import AWAITS_SCREEN, Session
 from forgetui.tui.snapshot import TaskSnapshot
-from forgetui.tui.workers import in_thread
+from forgetui.tui.workers import after_paint, in_thread
 
 if TYPE_CHECKING:
     from forgetui.engine.api import StepEvent, StepReport
+    from forgetui.tui.task_loader import TaskLoader
 
 STAGE_REPAINT = 0.2  # seconds between two repaints of the step stage in the header
+# the longest a step waits for the screen to show its intent before the action runs: a stalled
+# screen never stalls the engine for long
+SHOWN_WAIT_S = 0.25
 ANSWER = "answer"  # the stage of an event carrying the answer streamed so far
 
 
@@ -54,6 +64,9 @@ class RunHost(Protocol):
 
     @property
     def snapshot(self) -> TaskSnapshot | None: ...
+
+    @property
+    def loader(self) -> TaskLoader: ...
 
     def situation(self) -> Situation | None: ...
 
@@ -85,6 +98,8 @@ class RunController:
         self._awaiting_human = False  # the human model's prompt is open
         self._continue_at: int | None = None  # running: the step to start once this one shows
         self._quit_after_step = False
+        self._intent_shown = threading.Event()  # the step in flight's intent is on screen
+        self._stage_timer: Timer | None = None
         self.answer = StreamedAnswer(screen, session, ticking=settings.clock)
         self._clock: Timer | None = None
 
@@ -115,16 +130,20 @@ class RunController:
     # -- starting steps -------------------------------------------------------------------------
 
     def continue_run(self, snapshot: TaskSnapshot) -> None:
-        """The screen now shows `snapshot` (called after its paint): start the step a run is
-        waiting on, if the snapshot shows the step before."""
+        """The screen shows `snapshot` (called after a refresh): once it is painted, start the
+        step a run is waiting on, if the snapshot shows the step before."""
+        after_paint(self._screen, partial(self._continue_shown, snapshot))
+
+    def _continue_shown(self, snapshot: TaskSnapshot) -> None:
         if self._continue_at is not None and snapshot.step >= self._continue_at - 1:
             number, self._continue_at = self._continue_at, None
             if self.running and self.step_in_flight is None:
                 self._start_step(number)
 
     def stop_blind_run(self) -> None:
-        """The task stopped reading between two steps of a run: the run does not go on blind."""
-        if self._continue_at is not None:
+        """The task stopped reading during a run: the run does not go on blind (it pauses after
+        the step in flight, if one is)."""
+        if self.running or self._continue_at is not None:
             self._continue_at = None
             self.running = False
             self.release_lock()
@@ -203,7 +222,12 @@ class RunController:
         post = self._screen.post_message
 
         def progress(event: StepEvent) -> None:
+            if event.stage != AWAITS_SCREEN:
+                post(StepProgress(event))
+                return
+            self._intent_shown.clear()
             post(StepProgress(event))
+            self._intent_shown.wait(SHOWN_WAIT_S)
 
         post(StepStarted(number))
         report, notices = self._session.step(progress, human_text)
@@ -221,7 +245,7 @@ class RunController:
         match message:
             case StepStarted(step=step):
                 self.step_in_flight = step
-                self.show_activity()
+                self._show_stage_soon()
                 self._log().set_pending(step)
             case StepProgress(event=event):
                 self._step_progress(event)
@@ -242,9 +266,9 @@ class RunController:
         return self._screen.query_one(ActionLogPane).view
 
     def _step_progress(self, event: StepEvent) -> None:
-        """Stages of fast steps flash by: repaint for the model call (what the operator waits
-        on) and otherwise at most every STAGE_REPAINT seconds. The answer's events repaint only
-        the answer (the header once, when it starts, and the footer: the step key stops it)."""
+        """Stages of fast steps flash by: the header repaints at most every STAGE_REPAINT
+        seconds. The answer's events repaint only the answer (the header once, when it starts,
+        and the footer: the step key stops it)."""
         if event.stage == ANSWER:
             first = self.stage != ANSWER
             self.stage = ANSWER
@@ -256,11 +280,27 @@ class RunController:
         if self.stage == ANSWER:
             self.answer.ended()
             self._host.sync_bindings()
+        if event.stage == AWAITS_SCREEN:  # the intent is in the log: on screen, then it runs
+            self._host.loader.show_new_records(self._intent_shown.set)
         self.stage = event.stage
-        now = time.monotonic()
-        if self.stage == "model" or now - self._stage_shown >= STAGE_REPAINT:
-            self._stage_shown = now
-            self.show_activity()
+        self._show_stage_soon()
+
+    def _show_stage_soon(self) -> None:
+        """The header at most every STAGE_REPAINT seconds for a step's stages: fast steps go
+        through several in one frame's time, and a frame for each would leave keys waiting.
+        Now if the last repaint is that old, else once it is (a slow stage shows in time)."""
+        if self._stage_timer is not None:
+            return  # a repaint is due: it shows the stage as it is then
+        wait = self._stage_shown + STAGE_REPAINT - time.monotonic()
+        if wait <= 0:
+            self._stage_due()
+        else:
+            self._stage_timer = self._screen.set_timer(wait, self._stage_due)
+
+    def _stage_due(self) -> None:
+        self._stage_timer = None
+        self._stage_shown = time.monotonic()
+        self.show_activity()
 
     def can_stop_answer(self) -> bool:
         return self.step_in_flight is not None and self.stage == ANSWER and not self.answer.stopping
@@ -297,14 +337,28 @@ class RunController:
             said = report.summary.startswith(done)
             text = report.summary if said else f"{done}: {report.summary}"
             self._notify(text, title=f"step {report.step}")
-        self._host.request_reload(urgent=True)
         if not self.running or self._session.human:
             self.release_lock()
         if self.running:
-            # The next step starts once the screen shows this one (continue_run): however fast
-            # steps are, the panes are never more than the step in flight behind the log.
+            # The next step starts once the screen shows this one: however fast steps are, the
+            # log is never more than the record being written behind.
             self._continue_at = report.step + 1
+        if self.running and not self._session.human:
+            self._host.request_reload()  # spaced while running: see the module's docstring
+            self._host.loader.show_new_records(partial(self._continue_after, report.step))
+        else:
+            self._host.request_reload(urgent=True)
         self._show_changed()
+
+    def _continue_after(self, step: int) -> None:
+        """The log pane shows step `step`'s records: the run's next step may start (not while
+        the task does not read: the run pauses then)."""
+        if self._screen.has_class("-broken"):
+            self.stop_blind_run()
+        elif self._continue_at == step + 1:
+            self._continue_at = None
+            if self.running and self.step_in_flight is None:
+                self._start_step(step + 1)
 
     def _step_failed(self, title: str, error: str) -> None:
         self._step_done()

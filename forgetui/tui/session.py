@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping
+from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
 
 # What the workbench holds: the service in process, or its child's stand-in (EngineProcess).
 Session = TaskService
+
+# The stage at which a step waits for the workbench (its intent is in the log; the action runs
+# next): the observer returns once the screen shows the intent, and the child waits for that.
+AWAITS_SCREEN = "execute"
+SHOWN = "shown"  # the parent's word to the child: go on
 
 # What the child may be asked for by name: the service's public methods, nothing else (not its
 # folder, not a private helper).
@@ -123,8 +129,12 @@ class EngineProcess(_ServiceShape):
                 while True:
                     kind, payload = conn.recv()
                     if kind == "event":
-                        if observer is not None:
-                            observer(payload)
+                        try:
+                            if observer is not None:
+                                observer(payload)
+                        finally:
+                            if payload.stage == AWAITS_SCREEN:
+                                conn.send((SHOWN, None))
                     elif kind == "result":
                         return payload
                     else:
@@ -184,6 +194,13 @@ class EngineProcess(_ServiceShape):
                     proc.wait(timeout=5)
 
 
+def _forward(conn: Connection, event: StepEvent) -> None:
+    """A step's event to the parent; at AWAITS_SCREEN, wait until the parent says go on."""
+    conn.send(("event", event))
+    if event.stage == AWAITS_SCREEN:
+        conn.recv()
+
+
 def _serve(
     conn: Connection, path: str, model: str | None, api_base: str | None,
     model_options: Mapping[str, Any] | None = None,
@@ -207,7 +224,7 @@ def _serve(
                 if method not in SERVED:
                     raise ForgeError(f"the engine process serves no {method!r}")
                 if method == "step":
-                    result: Any = service.step(lambda event: conn.send(("event", event)), *args)
+                    result: Any = service.step(partial(_forward, conn), *args)
                 else:
                     result = getattr(service, method)(*args)
                 conn.send(("result", result))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shlex
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from forgetui.engine.api import (
     TaskState,
     WorkingMemory,
 )
+from forgetui.tui.model_in_use import model_in_use
 from forgetui.tui.task_views import (
     CheckView,
     ContextView,
@@ -143,11 +145,8 @@ class TaskReader:
 
     def _snapshot(self) -> TaskSnapshot:
         folder = self.folder
-        spec = folder.spec
-        state = folder.load_state()  # read once: the memory rows and the preview share it
-        checks, criteria = _check_views(folder, state)
+        state = folder.load_state()  # read once: the frame, memory rows and preview share it
         memory = folder.load_memory()  # read once: the rows, the preview and what leaves
-        memory_view = tuple(api.memory_rows(folder, state, memory))
         context: ContextView | None = None
         context_error: str | None = None
         if not state.finished:
@@ -155,10 +154,32 @@ class TaskReader:
                 context = self._preview(state, memory)
             except ForgeError as exc:
                 context_error = exc.message
-        count, tail = self._log_tail()
         series, complete = api.token_series(folder, state, max_records=SERIES_RECORDS)
+        frame = self._frame(state)
+        return replace(
+            frame,
+            memory=tuple(api.memory_rows(folder, state, memory)),
+            context=context,
+            context_error=context_error,
+            model_problem=api.model_problem(frame.model, folder.path),
+            sandbox=_sandbox(),
+            environment=_environment(folder),
+            token_series=tuple(series[-SERIES_STEPS:]) if complete else (),
+            loading=False,
+        )
+
+    def frame(self) -> TaskSnapshot:
+        """What task.yaml, state.yaml and the log's tail say, without counting a token: the
+        first view, up while the rest of the first load (tiktoken's tables) is read."""
+        with self._lock:
+            return self._frame(self.folder.load_state())
+
+    def _frame(self, state: TaskState) -> TaskSnapshot:
+        folder = self.folder
+        spec = folder.spec
+        checks, criteria = _check_views(folder, state)
+        count, tail = self._log_tail()
         holder = self._other_holder()
-        model = self.model or spec.model or "replay"  # api.model_for's own fallback
         return TaskSnapshot(
             task_id=spec.id,
             task_type=spec.task_type,
@@ -172,9 +193,9 @@ class TaskReader:
             plan=state.plan,
             checks=checks,
             ready=state.verification.ready_for_completion,
-            memory=memory_view,
-            context=context,
-            context_error=context_error,
+            memory=(),
+            context=None,
+            context_error=None,
             log_count=count,
             tail_rows=tail,
             cost=state.totals.cost_usd,
@@ -182,15 +203,12 @@ class TaskReader:
             holder=holder,
             approval=spec.approval,
             recent=tuple(row for row in tail if row.done)[-3:],
-            model=model,
-            model_problem=api.model_problem(model, folder.path),
+            model=model_in_use(folder, holder, self.model),
             task_change=api.task_change(folder, state),
-            sandbox=_sandbox(),
-            environment=_environment(folder),
             prompt_tokens=state.last_context_tokens,
             provider_prompt_tokens=state.last_prompt_tokens,
-            token_series=tuple(series[-SERIES_STEPS:]) if complete else (),
             decided=state.next_step_decided,
+            loading=True,
         )
 
     def _other_holder(self) -> LockHolder | None:
@@ -201,7 +219,7 @@ class TaskReader:
             and not holder_info.is_mine
             and not self.owns_lock(holder_info.pid)
         ):
-            return LockHolder(holder_info.pid, holder_info.command)
+            return LockHolder(holder_info.pid, holder_info.command, holder_info.started_at)
         return None
 
     def _preview(self, state: TaskState, memory: WorkingMemory) -> ContextView:

@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from forgetui.tui.markup import fmt
+from forgetui.tui.pane_title import set_pane_title
 from forgetui.tui.panes.action_log import ActionLogPane
 from forgetui.tui.panes.context import ContextPane
 from forgetui.tui.panes.memory import MemoryPane
@@ -18,18 +19,32 @@ from forgetui.tui.panes.task_frame import TaskFramePane
 from forgetui.tui.panes.verification import VerificationPane
 from forgetui.tui.snapshot import TaskSnapshot
 
+LOADING = "loading…"
+
 
 def show_panes(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
     """Every pane but the context (which may show a saved step's instead)."""
     screen.query_one(TaskFramePane).show_snapshot(snapshot)
     screen.query_one(VerificationPane).show_snapshot(snapshot)
-    screen.query_one(MemoryPane).show_rows(snapshot.memory)
+    memory = screen.query_one(MemoryPane)
+    if snapshot.loading:  # not read yet: not "empty"
+        memory.set_class(False, "-empty")
+        memory.border_subtitle = LOADING
+    else:
+        if memory.border_subtitle == LOADING:  # as mounted again, for the rows to replace
+            memory.set_class(True, "-empty")
+            memory.border_subtitle = ""
+        memory.show_rows(snapshot.memory)
     screen.query_one(ActionLogPane).show_log(snapshot.log_count, snapshot.tail_rows)
 
 
 async def show_preview(context: ContextPane, snapshot: TaskSnapshot) -> None:
     """The next step's context, or why there is none."""
-    if snapshot.context is not None:
+    if snapshot.loading:
+        set_pane_title(context, "compiled context: next step preview")
+        total = context.query_one("#context-total", Static)
+        total.update(fmt("[$text-muted]$what[/]", what=LOADING))
+    elif snapshot.context is not None:
         await context.show_view(snapshot.context)
     elif snapshot.context_error:
         context.show_error("next step preview", snapshot.context_error)

@@ -4,7 +4,9 @@ messages; the screen shows a snapshot and hands the rest back here (rows go to t
 
 Reloads asked for while one runs coalesce into one more, and loads are spaced (more while steps
 run back to back) so a busy writer in another process cannot keep the UI thread repainting
-instead of answering keys."""
+instead of answering keys. While our own steps run back to back the watcher's reloads are left
+out: every change is ours, each step's own reload shows it, and a new record reaches the log
+pane as it is written, by a read of the log's tail alone (`show_new_records`)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 
-from forgetui.engine.api import ForgeError
+from forgetui.engine.api import ForgeError, LogRow
 from forgetui.tui.messages import (
     LogRowsLoaded,
     LogTailLoaded,
@@ -28,12 +30,16 @@ from forgetui.tui.messages import (
 )
 from forgetui.tui.panes.action_log import ActionLogPane, LogView
 from forgetui.tui.snapshot import TaskReader
-from forgetui.tui.workers import in_thread
+from forgetui.tui.workers import after_paint, in_thread
 
 WATCHED_FILES = frozenset({"state.yaml", "working_memory.yaml", "actions.yaml", "lock"})
 WATCH_DEBOUNCE_MS = 40
 RELOAD_SPACING = 0.05  # seconds between two loads of the task's views
 RELOAD_SPACING_RUNNING = 0.5  # ... while steps run back to back
+
+
+def _nothing() -> None:
+    return None
 
 
 def _is_task_file(_change: object, path: str) -> bool:
@@ -61,6 +67,10 @@ class TaskLoader:
         self._urgent = False
         self._last_load = 0.0
         self._timer: Timer | None = None
+        self._framed = False  # the first load showed the frame before counting tokens
+        self._tail_reading = False  # a read of the log's tail for new records runs
+        self._tail_again = False
+        self._tail_shown: list[Callable[[], None]] = []  # to call once the rows are painted
 
     @property
     def pending(self) -> bool:
@@ -98,13 +108,21 @@ class TaskLoader:
         self.request()
 
     def _load_snapshot(self) -> None:
+        """The first load puts the frame up first: the task's files read in milliseconds, but
+        counting tokens needs tiktoken's tables, which take longer to load than the app."""
         try:
+            if not self._framed:
+                self._framed = True
+                self._screen.post_message(SnapshotLoaded(self._reader.frame()))
             self._screen.post_message(SnapshotLoaded(self._reader.snapshot()))
         except ForgeError as exc:
             self._screen.post_message(SnapshotFailed(exc.message))
 
-    def loaded(self) -> None:
-        """A load ended (read or not): the one asked for meanwhile starts."""
+    def loaded(self, frame: bool = False) -> None:
+        """A load ended (read or not): the one asked for meanwhile starts. Not a `frame`: the
+        same worker is reading the rest."""
+        if frame:
+            return
         self._loading = False
         if self._again:
             urgent, self._again, self._urgent = self._urgent, False, False
@@ -116,14 +134,52 @@ class TaskLoader:
         """The log pane's or a log read's message, or the watcher's, routed by the screen."""
         match message:
             case LogTailLoaded(count=count, rows=rows):
-                self._screen.query_one(ActionLogPane).show_log(count, rows)
+                self._tail_loaded(count, rows)
             case LogWindowNeeded(first=first, end=end):
                 self._load_log_rows(first, end)
             case LogRowsLoaded(rows=rows):
                 self._screen.query_one(LogView).add_rows(rows)
                 self._rows_shown()
             case TaskFilesChanged():
-                self.request()
+                if not self._running():  # while running, each step's own reads show it
+                    self.show_new_records(_nothing)  # a new record first: read on its own
+                    self.request()
+
+    def show_new_records(self, then: Callable[[], None]) -> None:
+        """Read the log's tail and show it; `then` once the screen shows it. Asked while a read
+        runs, one more read follows that one (a running step waits on `then`)."""
+        self._tail_shown.append(then)
+        if self._tail_reading:
+            self._tail_again = True
+            return
+        self._tail_reading = True
+        in_thread(self._screen, self._read_new_records, "log-tail")
+
+    def _read_new_records(self) -> None:
+        try:
+            count, rows = self._reader.log_tail()
+        except ForgeError:  # nothing to show; the step's own reload tells what is wrong
+            self._screen.app.call_from_thread(self._tail_failed)
+            return
+        except BaseException:  # reported by the screen's worker handler; nobody waits on
+            self._screen.app.call_from_thread(self._tail_failed)
+            raise
+        self._screen.post_message(LogTailLoaded(count, rows))
+
+    def _tail_loaded(self, count: int, rows: tuple[LogRow, ...]) -> None:
+        reading, self._tail_reading = self._tail_reading, False
+        pane = self._screen.query_one(ActionLogPane)
+        # a snapshot read after this tail may be on screen already: the log never goes back
+        if not reading or count >= pane.view.records:
+            pane.show_log(count, rows)
+        if self._tail_again:
+            self._tail_again = False
+            self._tail_reading = True
+            in_thread(self._screen, self._read_new_records, "log-tail")
+            return
+        waiting, self._tail_shown = self._tail_shown, []
+        for then in waiting:
+            after_paint(self._screen, then)
 
     def load_log_tail(self) -> None:
         """The log's newest rows on their own, while the task's other files do not read."""
@@ -135,6 +191,13 @@ class TaskLoader:
         except ForgeError:
             return  # the log does not read either: the banner names the first problem
         self._screen.post_message(LogTailLoaded(count, rows))
+
+    def _tail_failed(self) -> None:
+        """Nothing to show: whoever waits on it goes on (a step's own result will tell)."""
+        self._tail_reading = self._tail_again = False
+        waiting, self._tail_shown = self._tail_shown, []
+        for then in waiting:
+            then()
 
     def _load_log_rows(self, first: int, end: int) -> None:
         def load() -> None:

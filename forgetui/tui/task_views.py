@@ -90,6 +90,7 @@ class CheckView:
 class LockHolder:
     pid: int
     command: str
+    since: str = ""  # when it took the task (the lock file's started_at)
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,9 @@ class TaskSnapshot:
     # the last steps' tokens sent and a whole-conversation run's (empty until read up to date)
     token_series: tuple[api.StepTokens, ...] = ()
     decided: bool = False  # the operator already chose the next step's action (no model asked)
+    # the first load's frame (TaskReader.frame): task.yaml, state.yaml and the log, shown while
+    # memory, the context and the series are counted (tiktoken takes longer to load than the app)
+    loading: bool = False
 
     @property
     def health(self) -> api.ContextHealth | None:

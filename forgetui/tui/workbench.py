@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -50,6 +49,7 @@ from forgetui.tui.messages import (
     TaskChangeAccepted,
     TaskFilesChanged,
 )
+from forgetui.tui.navigation import NavigableScreen
 from forgetui.tui.operator_commands import OperatorCommands
 from forgetui.tui.panes.action_log import (
     ActionLogPane,
@@ -73,7 +73,7 @@ from forgetui.tui.task_loader import TaskLoader
 SCREEN_ACTIONS = tuple(command.action for command in commands_in("screen"))
 
 
-class WorkbenchScreen(Screen[None]):
+class WorkbenchScreen(NavigableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [STOP_BINDING, *bindings("screen")]
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
@@ -171,10 +171,10 @@ class WorkbenchScreen(Screen[None]):
 
     @on(SnapshotLoaded)
     async def show_snapshot(self, message: SnapshotLoaded) -> None:
-        self.loader.loaded()
+        self.loader.loaded(message.snapshot.loading)
         self.remove_class("-broken")
         snapshot = message.snapshot
-        first = self.snapshot is None
+        first = self.snapshot is None or self.snapshot.loading
         self.snapshot = snapshot
         task_display.show_panes(self, snapshot)
         self.arranger.show_tabs()

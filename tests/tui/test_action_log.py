@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
 
 from forgetui.engine.base.clock import now_iso
 from forgetui.engine.folder.action_log import encode_record
@@ -19,11 +18,14 @@ from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals.record_detail import RecordDetailScreen
 from forgetui.tui.panes.action_log import CACHE_ROWS, REST_DELAY, ActionLogPane, LogView
 from forgetui.tui.panes.context import ContextPane
+from forgetui.tui.panes.log_filter_bar import FILTER_DELAY, FilterInput, LogFilterBar
 from forgetui.tui.snapshot import TAIL_ROWS
 
 from .conftest import SIZE, press, screen_text, settle, type_into
 
 pytestmark = pytest.mark.anyio
+
+SIZES = [(80, 24), (120, 40), (160, 48)]
 
 
 def big_log_task(root: Path, steps: int) -> Path:
@@ -204,7 +206,15 @@ async def test_an_intent_without_result_is_in_flight_only_if_newest(
         assert any("operator:note" in line and "look at b.py" in line for line in lines)
 
 
-async def test_filter_by_action_then_clear(
+async def typed(pilot: Any) -> None:
+    """Let typing rest long enough for the bar to filter, then the search finish."""
+    await pilot.pause(FILTER_DELAY + 0.1)
+    for _ in range(3):  # the filter asks for a search, whose rows come back as a message
+        await pilot.pause()
+        await settle(pilot)
+
+
+async def test_the_filter_bar_filters_as_you_type_enter_keeps_escape_clears(
     workbench: Callable[..., ForgeApp], quick_hello: Path
 ) -> None:
     app = workbench(quick_hello)
@@ -212,32 +222,86 @@ async def test_filter_by_action_then_clear(
         await settle(pilot)
         await press(pilot, "s", "s", "s")
         await press(pilot, "slash")
+        assert app.screen is app.workbench  # a bar above the log, not a dialog
+        bar = app.workbench.query_one(LogFilterBar)
+        assert bar.display and isinstance(app.focused, FilterInput)
         await type_into(pilot, "WRITE_file")
-        await press(pilot, "enter")
+        await typed(pilot)  # no enter: the rows follow the typing
         text = log_text(app)
-        assert "filter: WRITE_file · 1 of 3 rows" in text
+        assert "action log · filter “WRITE_file” · 1 of 3 rows" in text
         assert "wrote hello.py" in text and "list_dir" not in text
+        assert isinstance(app.focused, FilterInput)
 
-        await press(pilot, "slash")  # the prompt starts from the filter; emptied, it clears
-        app.screen.query_one(Input).clear()
-        await press(pilot, "enter")
+        await press(pilot, "enter")  # kept; the keys go back to the log, the bar stays
+        assert isinstance(app.focused, LogView) and bar.display
+        assert "filter: WRITE_file" in log_text(app) and "1 of 3 rows" in log_text(app)
+
+        await press(pilot, "slash")  # `/` again edits the filter in force
+        assert isinstance(app.focused, FilterInput) and app.focused.value == "WRITE_file"
+        app.focused.clear()
+        await typed(pilot)
         text = log_text(app)
-        assert "list_dir" in text and "3 rows · 6 records" in text
+        assert "list_dir" in text and "3 rows · 6 records" in text and "filter “" not in text
 
-        await press(pilot, "slash")
         await type_into(pilot, "failure")
+        await typed(pilot)
         await press(pilot, "enter")
         assert "no row holds “failure”" in log_text(app)
-        app.workbench.query_one(LogView).focus()
-        await press(pilot, "escape")  # escape on the log clears it too
-        assert "list_dir" in log_text(app)
+        assert isinstance(app.focused, LogView)
+        await press(pilot, "escape")  # escape on the log clears it too, and the bar goes
         assert app.workbench.query_one(LogView).filter is None
+        assert "list_dir" in log_text(app) and not bar.display
 
         await press(pilot, "slash")
         await type_into(pilot, "success")
-        await press(pilot, "enter", "s")  # a filter keeps up with new steps
-        assert "filter: success · 4 of 4 rows" in log_text(app)
+        await typed(pilot)
+        assert "3 of 3 rows" in log_text(app)
+        await press(pilot, "escape")  # escape in the bar: cleared, hidden, back to the log
+        assert app.workbench.query_one(LogView).filter is None
+        assert not bar.display and isinstance(app.focused, LogView)
+        assert "action log" in log_text(app) and "filter" not in log_text(app)
+
+        await press(pilot, "slash")
+        await type_into(pilot, "success")
+        await press(pilot, "enter", "s")  # enter filters at once; a filter keeps up
+        assert "filter “success” · 4 of 4 rows" in log_text(app)
         assert "checks: 2/2 passing" in log_text(app)
+
+
+async def test_the_filter_bar_at_80x24_from_another_pane(
+    workbench: Callable[..., ForgeApp], quick_hello: Path
+) -> None:
+    """Tabs: the keys are in the context pane; `/` opens the bar over the log below it."""
+    app = workbench(quick_hello)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "s", "s", "1")
+        assert app.focused is not None and not isinstance(app.focused, (LogView, FilterInput))
+        await press(pilot, "slash")
+        assert isinstance(app.focused, FilterInput)
+        await type_into(pilot, "list_dir")
+        await press(pilot, "enter")
+        assert isinstance(app.focused, LogView)
+        assert "filter “list_dir” · 1 of 2 rows" in log_text(app)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_filter_bar_snapshot(
+    snap_compare: Any, workbench: Callable[..., ForgeApp], quick_hello: Path,
+    size: tuple[int, int],
+) -> None:  # fmt: skip
+    """Three steps, the bar open on "write": the title says what the filter kept."""
+    app = workbench(quick_hello)
+
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        await press(pilot, "s", "s", "s", "slash")
+        await type_into(pilot, "write")
+        await typed(pilot)
+        app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 async def test_filter_a_big_log_off_the_ui_thread(
@@ -248,9 +312,9 @@ async def test_filter_a_big_log_off_the_ui_thread(
         await settle(pilot)
         pane = app.workbench.query_one(ActionLogPane)
         pane.set_filter("module_0420")  # src/module_04200.py .. 04209.py and module_0420x
-        assert "searching" in str(pane.border_subtitle)
+        assert "searching" in str(pane.border_title)
         await settle(pilot)
-        assert "filter: module_0420 · 10 of 5,000 rows" in screen_text(app)
+        assert "filter “module_0420” · 10 of 5,000 rows" in screen_text(app)
         assert "read module 4209" in screen_text(app)
         assert pane.view.selected is not None and pane.view.selected.step == 4209
 

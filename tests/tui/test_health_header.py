@@ -27,8 +27,8 @@ WIDE = (160, 48)
 
 @pytest.fixture
 def tight_long_run(tmp_path: Path) -> Path:
-    """long_run after 10 steps with its cap at 2,600 tokens: the next context fills 86% of it
-    (warn), current_state 77% of its budget (the pressure)."""
+    """long_run after 10 steps with its cap at 2,600 tokens: the next context fills 88% of it
+    (warn), current_state 79% of its budget (the pressure)."""
     sample = custom_sample(
         tmp_path, "long_run", "tight_long_run", task={"limits": {"max_tokens": 2600}}
     )
@@ -55,7 +55,7 @@ async def test_health_and_the_meter_in_the_header(
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         line = header_line(app)
-        assert "│ context 2,257/2,600 86% warn · current_state 77% │" in line, line
+        assert "│ context 2,289/2,600 88% warn · current_state 79% │" in line, line
         last = steps[-1]
         assert "naive " in line and f" {last['naive'] / 1000:.1f}K sent " in line
         assert line.rstrip().endswith(f" {last['sent'] / 1000:.1f}K")
@@ -69,7 +69,7 @@ async def test_health_and_the_meter_in_the_header(
         await settle(pilot)
         narrow = header_line(app)
         # at 80 columns the health stays whole; phase, model, cost and the meter give way
-        assert narrow.rstrip().endswith("context 2,257/2,600 86% warn · current_state 77%")
+        assert narrow.rstrip().endswith("context 2,289/2,600 88% warn · current_state 79%")
         assert "phase" not in narrow and "naive" not in narrow
 
 

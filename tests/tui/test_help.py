@@ -1,7 +1,7 @@
 """One command table feeds the footer, the help screen and the palette: every core key (run,
-step, answer, pin, evict, note, detail, theme, help, quit, palette) is in the footer, help lists
-them all, the palette offers only what applies now, and a user keymap remaps a binding by its
-id."""
+step, answer, pin, evict, note, detail, theme, help, quit, palette) is in the footer of the pane
+it belongs to (the global ones in every pane's), help lists them all, the palette offers only
+what applies now, and a user keymap remaps a binding by its id."""
 
 from __future__ import annotations
 
@@ -34,16 +34,23 @@ async def test_footer_holds_every_key_and_dims_what_does_not_apply(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         footer = app.workbench.query_one(KeyFooter)
-        shown = {key.display for key in footer.keys} | {footer.palette.display}  # type: ignore[union-attr]
-        assert shown >= DOCUMENTED_KEYS
         enabled = {key.description: key.enabled for key in footer.keys}
         assert enabled["step"] and enabled["run/pause"] and enabled["note"]
         assert not enabled["answer"]  # no escalation now
         assert "space run/pause" in screen_text(app).splitlines()[-1]
+        shown = {footer.palette.display}  # type: ignore[union-attr]
+        for pane in "12345":  # each pane's footer offers its keys, with the global ones
+            await press(pilot, pane)
+            shown |= {key.display for key in footer.keys}
+        assert shown >= DOCUMENTED_KEYS
 
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
-        text = screen_text(app)
+        pages = []  # help scrolls: what a user reads paging down to its end
+        for _ in range(8):
+            pages.append(screen_text(app))
+            await press(pilot, "pagedown")
+        text = "\n".join(pages)
         for command in COMMANDS:
             if command.action == "show_pane":  # one entry for the five pane keys
                 assert f"{command.key} {command.description}" in text

@@ -28,8 +28,11 @@ async def test_detail_shows_record_raw_response_and_context(
         view.focus()
         await press(pilot, "enter")  # step 3's row: its result, with its intent's fields
         assert isinstance(app.screen, RecordDetailScreen)
-        text = screen_text(app)
+        text = screen_text(app)  # a write opens on what it did to the file
         assert "step 3 result write_file" in text
+        assert "hello.py (new file, +1 -0)" in text and '+print("Hello, world!")' in text
+        await press(pilot, "right")  # the record itself
+        text = screen_text(app)
         assert "action: write_file" in text and "context_tokens:" in text
         await press(pilot, "right")  # the model's raw response, as it came
         assert "I'll write it." in screen_text(app)

@@ -13,6 +13,7 @@ import pytest
 from forgetui.engine import api
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
+from forgetui.tui.modals.open_fork import OpenForkScreen
 from forgetui.tui.modals.record_detail import RecordDetailScreen
 from forgetui.tui.modals.rewind import ForkPrompt, RewindScreen
 from forgetui.tui.panes.action_log import LogView
@@ -110,7 +111,9 @@ async def test_a_hand_edit_needs_F_and_f_forks_instead(
         expected = done.workspace.with_name("ws-fork-2")
         assert str(expected) in screen_text(app)  # prefilled beside the workspace
         await press(pilot, "enter")
-        assert not isinstance(app.screen, (ForkPrompt, RewindScreen))
+        assert isinstance(app.screen, OpenForkScreen)  # open the fork now, or stay
+        await press(pilot, "s")
+        assert not isinstance(app.screen, (ForkPrompt, RewindScreen, OpenForkScreen))
         assert toasts(app)[-1].startswith(f"forked at step 2 into {expected}")
         assert (done.workspace / "hello.py").read_text() == "print('mine')\n"  # untouched
         assert not (expected / "hello.py").exists() and (expected / "test_hello.py").is_file()

@@ -22,6 +22,7 @@ from forgetui.cli.commands import (
     runs,
     stats,
     status,
+    tasks,
     unlock,
 )
 from forgetui.cli.commands import open as open_workbench
@@ -30,6 +31,7 @@ COMMANDS = (
     open_workbench,
     init,
     runs,
+    tasks,
     new,
     run,
     context,

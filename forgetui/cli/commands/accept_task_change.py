@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from forgetui.cli.args import task_path
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK
 
@@ -20,7 +21,7 @@ def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser(
         "accept-task-change", help="accept an edited task.yaml, so steps run again (logged)"
     )
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from forgetui.cli.args import task_path
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK
 
@@ -16,7 +17,7 @@ NAME = "answer"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("answer", help="answer the pending escalation")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("text")
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from forgetui.cli.args import (
     model_name,
     positive,
+    task_path,
 )
 from forgetui.cli.render import console, print_json, table
 from forgetui.engine import api
@@ -22,7 +23,7 @@ NAME = "context"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("context", help="the compiled context of the next step (or of step N)")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("--step", type=positive(int), metavar="N")
     p.add_argument("--model", type=model_name)
     p.add_argument("--json", action="store_true")

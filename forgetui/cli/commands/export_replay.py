@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from forgetui.cli.args import task_path
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK, ForgeError
 
@@ -19,7 +20,7 @@ NAME = "export-replay"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("export-replay", help="the run as a replay script (a regression test)")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("--to", metavar="FILE", help="write here (default: stdout)")
 
 

@@ -6,6 +6,7 @@ import argparse
 import shlex
 from typing import TYPE_CHECKING
 
+from forgetui.cli.args import task_path
 from forgetui.cli.render import console, print_json, table
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK
@@ -19,7 +20,7 @@ NAME = "inbox"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("inbox", help="every question asked in this task and its answer")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument(
         "--promote",
         metavar="STEP",

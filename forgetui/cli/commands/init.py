@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from forgetui.cli.args import named_dir
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK
 
@@ -18,7 +19,7 @@ NAME = "init"
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("init", help="instantiate a sample task; prints the task folder")
     p.add_argument("sample")
-    p.add_argument("--into", type=Path)
+    p.add_argument("--into", type=lambda text: Path(named_dir(text)))
 
 
 def handle(args: argparse.Namespace) -> int:

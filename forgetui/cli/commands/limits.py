@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from forgetui.cli.args import task_path
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK
 
@@ -16,7 +17,7 @@ NAME = "limits"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("limits", help="set the step or cost limit mid-run")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("--max-steps", type=int)
     p.add_argument("--max-cost", type=float)
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from forgetui.cli.args import (
     ArgParser,
+    task_path,
 )
 from forgetui.cli.render import console, print_json, table
 from forgetui.engine import api
@@ -21,7 +22,7 @@ NAME = "memory"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("memory", help="list or change working memory")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     msub = p.add_subparsers(dest="memory_command", required=True, parser_class=ArgParser)
     msub.add_parser("list").add_argument("--json", action="store_true")
     for name in ("pin", "unpin", "evict"):

@@ -6,6 +6,7 @@ import argparse
 import shlex
 from typing import TYPE_CHECKING
 
+from forgetui.cli.args import task_path
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK
 
@@ -19,7 +20,7 @@ def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser(
         "repair", help="make a task's damaged or disagreeing files agree again (dry run)"
     )
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("--apply", action="store_true", help="do it (backups kept, logged)")
 
 

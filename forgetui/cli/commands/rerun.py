@@ -13,6 +13,7 @@ from forgetui.cli.args import (
     model_bounds,
     model_name,
     named_dir,
+    task_path,
 )
 from forgetui.cli.render import console, print_json, table
 from forgetui.engine import api
@@ -26,7 +27,7 @@ NAME = "rerun"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("rerun", help="send step N's saved context to a model; nothing executes")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("--step", type=int, required=True, metavar="N")
     p.add_argument(
         "--model",

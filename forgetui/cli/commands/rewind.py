@@ -8,6 +8,7 @@ import shlex
 import sys
 from typing import TYPE_CHECKING
 
+from forgetui.cli.args import task_path
 from forgetui.cli.render import print_json
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK, ForgeError
@@ -21,7 +22,7 @@ NAME = "rewind"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("rewind", help="back to step N: state, memory and files; --fork copies")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("--to", type=int, required=True, metavar="N", help="the step to go back to")
     p.add_argument("--fork", metavar="DIR", help="a new workspace for the fork; the task stays")
     p.add_argument("--force", action="store_true", help="overwrite files changed by hand")

@@ -11,6 +11,7 @@ from forgetui.cli.args import (
     add_model_bounds,
     model_bounds,
     model_name,
+    task_path,
 )
 from forgetui.cli.run_output import run_output
 from forgetui.engine import api
@@ -23,7 +24,7 @@ NAME = "run"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("run", help="run steps headless")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("--model", type=model_name)
     p.add_argument("--api-base")
     add_model_bounds(p)

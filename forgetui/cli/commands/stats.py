@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from forgetui.cli.args import task_path
 from forgetui.cli.render import console, print_json, table
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK
@@ -17,7 +18,7 @@ NAME = "stats"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("stats", help="tokens sent per step vs a naive growing conversation")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("--json", action="store_true")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from forgetui.cli.args import task_path
 from forgetui.cli.render import console, print_json
 from forgetui.engine import api
 from forgetui.engine.api import EXIT_OK
@@ -18,7 +19,7 @@ NAME = "status"
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("status", help="phase, status, step, verification")
-    p.add_argument("task")
+    p.add_argument("task", type=task_path)
     p.add_argument("--json", action="store_true")
 
 

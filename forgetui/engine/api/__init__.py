@@ -10,8 +10,9 @@ Locks, file writing and the executor stay inside the engine.
 The rule is held by tests/test_import_contract.py: `forgetui/cli/` and `forgetui/tui/` import
 `forgetui.engine.api` and no other engine module.
 
-What only running steps needs (the executor, the actions, the model layer) is imported on first
-use, so `forgetui status` and the workbench's first paint do not pay for it."""
+What only running steps needs (the executor, the actions, the model layer), the context
+compiler and the history's readers are imported on first use, so `forgetui status` and the
+workbench's first paint do not pay for them."""
 
 from __future__ import annotations
 
@@ -32,17 +33,19 @@ from forgetui.engine.api.reads import (
 )
 from forgetui.engine.api.service import TaskService
 from forgetui.engine.api.tasks import (
+    TaskList,
     create_task,
     human_prompt,
     lock_holder,
     open_task,
     phases_of,
     repair_task,
+    tasks_at,
     unlock_task,
 )
 from forgetui.engine.base.errors import EXIT_OK, ForgeError, first_error
+from forgetui.engine.base.text_diff import TextDiff, more_lines
 from forgetui.engine.base.yamlio import safe_load as load_yaml
-from forgetui.engine.context import CompiledContext
 from forgetui.engine.context.health import ContextHealth, context_health
 from forgetui.engine.folder.memory import EditForm, Leaving, WorkingMemory
 from forgetui.engine.folder.model_options import ModelOptions
@@ -50,8 +53,7 @@ from forgetui.engine.folder.seal import TaskChange
 from forgetui.engine.folder.task_folder import CheckOutput, TaskFolder
 from forgetui.engine.folder.task_spec import Check, Plan
 from forgetui.engine.folder.task_state import FINISHED, Escalation, TaskState
-from forgetui.engine.history.diff import DiffEntry, context_diff, previous_on_branch
-from forgetui.engine.history.stats import StepTokens, stats_rows, token_series
+from forgetui.engine.operator.file_diff import FileDiff
 from forgetui.engine.operator.inbox import InboxEntry, escalation_inbox, find_entry
 from forgetui.engine.operator.replies import (
     TAKEOVER_FORMS,
@@ -84,6 +86,7 @@ from forgetui.engine.operator.views import (
     saved_steps,
 )
 from forgetui.engine.sandbox import ProjectEnvironment, SandboxMode, sandbox_mode
+from forgetui.engine.start.overview import TaskOverview
 from forgetui.engine.start.runs import (
     DEFAULT_KEEP,
     Pruned,
@@ -98,6 +101,9 @@ from forgetui.engine.start.samples import find_sample, init_sample
 from forgetui.engine.step.reports import StepEvent, StepReport
 
 if TYPE_CHECKING:
+    # the compiler and the history's readers load on first use: `status` needs none of them
+    from forgetui.engine.context import CompiledContext
+    from forgetui.engine.history.diff import DiffEntry, context_diff, previous_on_branch
     from forgetui.engine.history.replay_export import ReplayExport
     from forgetui.engine.history.rerun import Adoption, RecordedAnswer, Rerun, recorded_answer
     from forgetui.engine.history.rewind import (
@@ -106,12 +112,23 @@ if TYPE_CHECKING:
         fork_task,
         rewind_task,
     )
+    from forgetui.engine.history.section_diff import SectionDiff, section_diff
+    from forgetui.engine.history.stats import StepTokens, stats_rows, token_series
     from forgetui.engine.llm.doctor import DoctorReport, doctor
     from forgetui.engine.llm.doctor_probes import ProbeResult
     from forgetui.engine.llm.factory import model_problem
     from forgetui.engine.step.runner import run
 
 _ON_FIRST_USE = {
+    "CompiledContext": "forgetui.engine.context",
+    "DiffEntry": "forgetui.engine.history.diff",
+    "context_diff": "forgetui.engine.history.diff",
+    "previous_on_branch": "forgetui.engine.history.diff",
+    "SectionDiff": "forgetui.engine.history.section_diff",
+    "section_diff": "forgetui.engine.history.section_diff",
+    "StepTokens": "forgetui.engine.history.stats",
+    "stats_rows": "forgetui.engine.history.stats",
+    "token_series": "forgetui.engine.history.stats",
     "DoctorReport": "forgetui.engine.llm.doctor",
     "doctor": "forgetui.engine.llm.doctor",
     "ProbeResult": "forgetui.engine.llm.doctor_probes",
@@ -130,7 +147,8 @@ _ON_FIRST_USE = {
 
 
 def __getattr__(name: str) -> Any:
-    """The names of the stepping side, imported the first time one is asked for."""
+    """The names of the stepping side, the compiler and the history's readers, imported the
+    first time one is asked for."""
     module = _ON_FIRST_USE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -155,6 +173,7 @@ __all__ = [
     "DoctorReport",
     "EditForm",
     "Escalation",
+    "FileDiff",
     "ForgeError",
     "InboxEntry",
     "Leaving",
@@ -173,13 +192,17 @@ __all__ = [
     "RewindReport",
     "RunCopy",
     "SandboxMode",
+    "SectionDiff",
     "StepEvent",
     "StepReport",
     "StepTokens",
     "TaskChange",
     "TaskFolder",
+    "TaskList",
+    "TaskOverview",
     "TaskService",
     "TaskState",
+    "TextDiff",
     "WorkingMemory",
     "add_note",
     "check_answer",
@@ -212,6 +235,7 @@ __all__ = [
     "memory_rows",
     "model_problem",
     "modify_answer",
+    "more_lines",
     "open_task",
     "parse_limits",
     "parse_memory_edit",
@@ -233,10 +257,12 @@ __all__ = [
     "save_yaml",
     "saved_context",
     "saved_steps",
+    "section_diff",
     "set_limits",
     "shown_in_workbench",
     "stats_rows",
     "task_change",
+    "tasks_at",
     "to_prune",
     "token_series",
     "unlock_task",

@@ -4,21 +4,24 @@ status, health, stats and the log. Reads only; safe to call while another proces
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forgetui.engine.base.errors import ForgeError
-from forgetui.engine.context import CompiledContext, compile_context, context_inputs
 from forgetui.engine.context.health import ContextHealth, context_health, saved_health
-from forgetui.engine.context.inputs import planned_fit
 from forgetui.engine.folder.lock_file import LockInfo
 from forgetui.engine.folder.memory import Leaving, Shape, WorkingMemory, leaving, parse_edit
 from forgetui.engine.folder.model_options import ModelOptions
 from forgetui.engine.folder.seal import TaskChange, pending_change
 from forgetui.engine.folder.task_folder import CheckOutput, TaskFolder
 from forgetui.engine.folder.task_state import TaskState, superseded_steps
-from forgetui.engine.history.stats import series_stats
 from forgetui.engine.sandbox import ProjectEnvironment, find_environment, sandbox_mode
 from forgetui.engine.step.reports import escalation_json, verification_json
+
+if TYPE_CHECKING:
+    from forgetui.engine.context import CompiledContext
+
+# The compiler (and the model layer and actions it brings) and the stats load where they are
+# used: `status` needs neither, and must start fast.
 
 # --- what the next step sends, and what earlier steps sent -----------------------------------
 
@@ -36,6 +39,9 @@ def preview_context(
     and whether tools go with the request come from `options` (the flags and config the steps
     run with), else the task's model_options; litellm is not imported (planned_fit says how
     `tools: auto` is previewed, and why `api_base` matters)."""
+    from forgetui.engine.context import compile_context, context_inputs
+    from forgetui.engine.context.inputs import planned_fit
+
     model = model or folder.spec.model
     fit = planned_fit(model, options or folder.spec.model_options, api_base)
     return compile_context(context_inputs(folder, model, state, memory, fit=fit))
@@ -163,6 +169,8 @@ def task_health(
 def task_stats(folder: TaskFolder) -> dict[str, Any]:
     """The `stats --json` object: per step, the tokens sent beside those a run keeping the
     whole conversation would have sent (stats.py says how each is counted), and the health."""
+    from forgetui.engine.history.stats import series_stats
+
     state = folder.load_state()
     return series_stats(folder, state, task_health(folder, state))
 

@@ -1,19 +1,51 @@
 """The compiled context: what one step sends the model, rebuilt from the
 task's state every step, never a history. compiler.py tells how; this package re-exports what
-the rest of the engine uses."""
+the rest of the engine uses.
 
-from forgetui.engine.context.compiler import compile_context
-from forgetui.engine.context.inputs import (
-    RECENT_RESULTS,
-    CompiledContext,
-    ContextInputs,
-    Section,
-    context_inputs,
-    effective_phase,
-)
-from forgetui.engine.context.render import render_el
-from forgetui.engine.context.tree import El
-from forgetui.engine.context.validate import validate_context
+The names load on first use: `status` reads context/health.py, which must not pay for the
+compiler (the model layer and the actions come with it)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from forgetui.engine.context.compiler import compile_context
+    from forgetui.engine.context.inputs import (
+        RECENT_RESULTS,
+        CompiledContext,
+        ContextInputs,
+        Section,
+        context_inputs,
+        effective_phase,
+    )
+    from forgetui.engine.context.render import render_el
+    from forgetui.engine.context.tree import El
+    from forgetui.engine.context.validate import validate_context
+
+_MODULES = {
+    "compile_context": "compiler",
+    "RECENT_RESULTS": "inputs",
+    "CompiledContext": "inputs",
+    "ContextInputs": "inputs",
+    "Section": "inputs",
+    "context_inputs": "inputs",
+    "effective_phase": "inputs",
+    "render_el": "render",
+    "El": "tree",
+    "validate_context": "validate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "RECENT_RESULTS",

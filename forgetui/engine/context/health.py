@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from forgetui.engine.context import CompiledContext
+if TYPE_CHECKING:
+    from forgetui.engine.context import CompiledContext
 
 WARN_AT = 0.70  # a context or section from 70% of its cap or budget is "warn"
 CRITICAL_AT = 0.90  # from 90%, "critical"

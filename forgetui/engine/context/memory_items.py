@@ -54,7 +54,6 @@ def trace_lines(state: TaskState, held: Iterable[MemoryItem]) -> list[str]:
     back = {what_of(item) for item in held}
     return [
         f"{trace.what}: {trace.tokens:,} tokens, {trace.reason} at step {trace.step}; read again"
-        " if needed"
         for trace in state.dropped_outputs
         if trace.what not in back
     ]

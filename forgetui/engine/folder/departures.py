@@ -15,6 +15,7 @@ from forgetui.engine.folder.task_state import OutputTrace, TaskState
 
 KEEP_TRACES = 10  # traces state.yaml holds; the context shows the newest few
 WHAT_CHARS = 100
+MIN_TRACED_TOKENS = 200  # a smaller output leaves no trace
 
 
 def record_departures(state: TaskState, gone: Sequence[Departure], step: int) -> None:
@@ -30,8 +31,9 @@ def record_departures(state: TaskState, gone: Sequence[Departure], step: int) ->
 
 
 def _trace(departure: Departure, step: int) -> OutputTrace | None:
-    """An output's trace; none for a note or a decision (short, and kept elsewhere) or for an
-    item a newer one of the same key replaced (the newer one is there)."""
+    """An output's trace; none for a note or a decision (short, and kept elsewhere), for an
+    item a newer one of the same key replaced (the newer one is there), or for an output so
+    small that its trace would cost about what reading it again does."""
     item = departure.item
     if departure.reason == "replaced":
         return None
@@ -42,10 +44,13 @@ def _trace(departure: Departure, step: int) -> OutputTrace | None:
         text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     else:
         return None
+    tokens = counter_for(None).count(text)
+    if tokens < MIN_TRACED_TOKENS:
+        return None
     return OutputTrace(
         ref=item.ref,
         what=what_of(item),
-        tokens=counter_for(None).count(text),
+        tokens=tokens,
         step=step,
         reason=departure.reason,
     )

@@ -63,8 +63,9 @@ def context_diff(folder: TaskFolder, step: int) -> list[DiffEntry]:
     current = _refs(saved)
     # recorded where each departure happened: no guessing (an older context has none)
     recorded = {exclusion.ref: exclusion for exclusion in saved_exclusions(saved) or ()}
-    previous = saved_memory_refs(folder, previous_on_branch(folder, step)) or []
-    between = _records_of_step(folder, step - 1)
+    since = previous_on_branch(folder, step)
+    previous = saved_memory_refs(folder, since) or []
+    between = _records_between(folder, step, since)
     ops: dict[str, list[str]] = {}
     loaded: set[str] = set()
     for record in between:
@@ -87,7 +88,7 @@ def context_diff(folder: TaskFolder, step: int) -> list[DiffEntry]:
         if (exclusion := recorded.get(ref)) is not None:
             entries.append(DiffEntry(ref, "left", exclusion.reason, exclusion.why))
         else:
-            entries.append(DiffEntry(ref, "left", _left_reason(folder, ref, step, ops)))
+            entries.append(DiffEntry(ref, "left", _left_reason(folder, ref, step, since, ops)))
     entries.sort(key=lambda entry: _ORDER[entry.change])
     return entries
 
@@ -133,14 +134,17 @@ def _changed_reason(ref: str, ops: dict[str, list[str]], loaded: set[str]) -> Re
     return "loaded" if ref in loaded else None
 
 
-def _left_reason(folder: TaskFolder, ref: str, step: int, ops: dict[str, list[str]]) -> Reason:
+def _left_reason(
+    folder: TaskFolder, ref: str, step: int, since: int, ops: dict[str, list[str]]
+) -> Reason:
     """The operator's eviction, else expiry for an item that had shown its full term (or was
     unpinned past it), else the budget for an item still in working memory since before the
-    step, else FIFO: pushed out by a newer item."""
+    step, else FIFO: pushed out by a newer item. `since` is the step compared against (the
+    one before, or the one a rewind went back to): its context says when each item expires."""
     if "evict" in ops.get(ref, []):
         return "evicted"
-    if step > 1 and folder.context_path(step - 1).is_file():
-        expires = folder.load_saved_context(step - 1).get("memory_expires")
+    if since >= 1 and folder.context_path(since).is_file():
+        expires = folder.load_saved_context(since).get("memory_expires")
         if isinstance(expires, dict):  # recorded since the executor saves it: no guessing
             end = expires.get(ref)
             if isinstance(end, int) and end <= step:
@@ -151,7 +155,7 @@ def _left_reason(folder: TaskFolder, ref: str, step: int, ops: dict[str, list[st
     if not _is_loaded_item(ref):
         return "pushed out"
     shown = 0
-    for earlier in range(step - 1, max(0, step - 1 - DEFAULT_EXPIRY_STEPS), -1):
+    for earlier in range(since, max(0, since - DEFAULT_EXPIRY_STEPS), -1):
         refs = saved_memory_refs(folder, earlier)
         if refs is None or ref not in refs:
             break
@@ -172,6 +176,20 @@ def _still_held(folder: TaskFolder, ref: str, step: int) -> bool:
     return any(
         item.ref == ref and item.step is not None and item.step < step for item in memory.items
     )
+
+
+def _records_between(folder: TaskFolder, step: int, since: int) -> list[AnyRecord]:
+    """What happened between the context of `since` and that of `step`: step-1's records, or
+    after a rewind to `since`, that step's own intent and result and the operator's changes
+    made since the rewind (stamped step-1, the last step recorded). The abandoned branch's,
+    the operator's changes on it included, were undone by the rewind."""
+    if since == step - 1:
+        return _records_of_step(folder, since)
+    own = [r for r in _records_of_step(folder, since) if not isinstance(r, OperatorRecord)]
+    later = _records_of_step(folder, step - 1)
+    rewound = [i for i, r in enumerate(later) if isinstance(r, OperatorRecord) and r.op == "rewind"]
+    start = rewound[-1] + 1 if rewound else len(later)
+    return own + [r for r in later[start:] if isinstance(r, OperatorRecord)]
 
 
 def _records_of_step(folder: TaskFolder, step: int) -> list[AnyRecord]:

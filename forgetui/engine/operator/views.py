@@ -17,6 +17,7 @@ from forgetui.engine.folder.catalog import action_target
 from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.folder.task_state import TaskState, superseded_steps
+from forgetui.engine.operator.file_diff import FileDiff, record_file_diffs
 from forgetui.engine.operator.log_rows import (
     IN_FLIGHT,
     INTERRUPTED,
@@ -136,6 +137,7 @@ class RecordDetail:
     # what the context left out and why, what its sections gave up: one line each
     context_left: tuple[str, ...] = ()
     context_squeezed: tuple[str, ...] = ()
+    file_diffs: tuple[FileDiff, ...] = ()  # a write_file or edit_file result: what it changed
 
 
 def record_detail(folder: TaskFolder, index: int) -> RecordDetail:
@@ -177,6 +179,7 @@ def record_detail(folder: TaskFolder, index: int) -> RecordDetail:
         context_note=note,
         context_left=left,
         context_squeezed=squeezed,
+        file_diffs=record_file_diffs(folder, record),
     )
 
 

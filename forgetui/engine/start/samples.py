@@ -12,7 +12,6 @@ from forgetui.engine.base.yamlio import load_model
 from forgetui.engine.folder.memory import WorkingMemory
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.folder.task_spec import TaskSpec
-from forgetui.engine.start.layout_checks import check_at_layout
 from forgetui.paths import data_dir, runs_dir
 
 REPLAY_FILE = "replay.yaml"
@@ -71,5 +70,7 @@ def init_sample(name_or_path: str | Path, into: Path | None = None) -> TaskFolde
     inputs = sample / "inputs"
     if inputs.is_dir():
         shutil.copytree(inputs, folder.path / "artifacts" / "inputs", dirs_exist_ok=True)
+    from forgetui.engine.start.layout_checks import check_at_layout  # runs checks: not for `status`
+
     check_at_layout(folder)  # last: a copy killed while its checks run is complete already
     return folder

@@ -1,6 +1,7 @@
 """The action log detail modal: the full record, the model's raw response for its step, and the
 context exactly as sent, headed by the memory items it left out and why and what its sections
-gave up to fit."""
+gave up to fit. A write_file or edit_file step opens on what it did to the file: a coloured
+diff from the snapshots the step kept."""
 
 from __future__ import annotations
 
@@ -9,13 +10,18 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static, TabbedContent, TabPane
 
-from forgetui.engine.api import RecordDetail
+from forgetui.engine.api import FileDiff, RecordDetail
+from forgetui.tui.diff_view import diff_content
 
 
 class RecordDetailScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    .record-file-diff { background: $panel; padding: 0 1; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "close", id="record-detail-close"),
         Binding("q", "close", "close", show=False),
@@ -32,7 +38,11 @@ class RecordDetailScreen(ModalScreen[None]):
                 f"Record {row.index + 1}: step {row.step} {row.kind} {row.action}",
                 classes="dialog-title",
             )
-            with TabbedContent(id="record-tabs"):
+            diffs = self.detail.file_diffs
+            with TabbedContent(id="record-tabs", initial="tab-diff" if diffs else ""):
+                if diffs:
+                    with TabPane("File diff", id="tab-diff"), VerticalScroll(id="record-diff"):
+                        yield from self._file_diffs(diffs)
                 with TabPane("Record", id="tab-record"), VerticalScroll():
                     yield Static(self.detail.record_yaml, markup=False, id="record-yaml")
                 with TabPane("Model response", id="tab-response"), VerticalScroll():
@@ -55,6 +65,12 @@ class RecordDetailScreen(ModalScreen[None]):
                         yield Label(f"{role} message", classes="dialog-heading")
                         yield Static(content, markup=False, classes="record-message")
             yield Label("tab / arrows switch tabs · escape closes", classes="dialog-hint")
+
+    @staticmethod
+    def _file_diffs(diffs: tuple[FileDiff, ...]) -> ComposeResult:
+        for diff in diffs:
+            yield Label(Content(diff.heading()), classes="dialog-heading")
+            yield Static(diff_content(diff.diff), classes="record-file-diff")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,6 +1,6 @@
 """Re-running one step (`R` on a log row): its saved context sent to a model again, nothing
-executed, the recorded answer and the new one side by side; `a` adopts the new one as step N
-of a fork.
+executed, the recorded answer and the new one side by side, what differs standing out; `a`
+adopts the new one as step N of a fork.
 
 The modal opens at once. Its thread workers read the recorded answer, ask which model (the one
 that answered the step, else the workbench's), make the call through the session (the engine's
@@ -66,12 +66,51 @@ def arg_line(value: object) -> str:
     return first[:ARG_CHARS] + (f" … (+{len(more)} lines)" if more else "")
 
 
-def answer_facts(action: str | None, args: dict[str, object], outcome: str, usage: str) -> Content:
-    """The parsed action, its arguments one per line, what came of it, tokens and time."""
-    rows = [fmt("[b]$action[/]", action=action) if action else fmt("[$text-muted](no action)[/]")]
-    rows += [
-        fmt("  $name: $value", name=name, value=arg_line(value)) for name, value in args.items()
-    ]
+@dataclass(frozen=True)
+class Differences:
+    """What the two answers differ in: the action, else the arguments named."""
+
+    action: bool
+    args: frozenset[str]
+
+
+def differences(rerun: Rerun) -> Differences | None:
+    """None when there is nothing to compare with (the call failed, no action was named)."""
+    new, recorded = rerun.new, rerun.recorded
+    if new.call_failed or new.action is None:
+        return None
+    if new.action != recorded.action:
+        return Differences(action=True, args=frozenset())
+    return Differences(action=False, args=frozenset(rerun.different_args))
+
+
+def answer_facts(
+    action: str | None,
+    args: dict[str, object],
+    outcome: str,
+    usage: str,
+    differ: Differences | None = None,
+) -> Content:
+    """The parsed action, its arguments one per line, what came of it, tokens and time. Beside
+    the other answer (`differ`): a different action stands out; with the same action, the
+    arguments whose values differ stand out (one the answer lacks says so) and the rest dim."""
+    if not action:
+        rows = [fmt("[$text-muted](no action)[/]")]
+    elif differ is not None and differ.action:
+        rows = [fmt("[b reverse $warning] $action [/] [$warning]a different action[/]",
+                    action=action)]  # fmt: skip
+    else:
+        rows = [fmt("[b]$action[/]", action=action)]
+    for name, value in args.items():
+        line = {"name": name, "value": arg_line(value)}
+        if differ is None or differ.action:
+            rows.append(fmt("  $name: $value", **line))
+        elif name in differ.args:
+            rows.append(fmt("  [b $warning]$name:[/] [reverse $warning]$value[/]", **line))
+        else:
+            rows.append(fmt("[$text-muted]  $name: $value[/]", **line))
+    missing = sorted(differ.args - set(args)) if differ is not None else []
+    rows += [fmt("  [b $warning]$name:[/] [$warning](not given)[/]", name=n) for n in missing]
     rows.append(fmt("[$text-muted]$outcome[/]", outcome=outcome))
     rows.append(fmt("[$text-muted]$usage[/]", usage=usage))
     return lines(rows)
@@ -202,12 +241,16 @@ class RerunScreen(ModalScreen[None]):
     @on(RerunAnswered)
     def show_new(self, message: RerunAnswered) -> None:
         rerun = self.rerun = message.rerun
-        new = rerun.new
+        new, recorded, differ = rerun.new, rerun.recorded, differences(rerun)
         self._fill(
             "#rerun-new", f"new ({new.model})",
-            answer_facts(new.action, new.args, new.outcome(), new.usage()),
+            answer_facts(new.action, new.args, new.outcome(), new.usage(), differ),
             new.raw_response or "(no answer)",
         )  # fmt: skip
+        facts = answer_facts(
+            recorded.action, recorded.args, recorded.outcome(), recorded.usage(), differ
+        )
+        self.query_one("#rerun-recorded").query_one(".rerun-facts", Static).update(facts)
         colour = "$success" if rerun.same_action else "$error" if new.call_failed else "$warning"
         self.query_one("#rerun-verdict", Static).update(
             fmt(

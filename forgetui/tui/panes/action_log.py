@@ -1,11 +1,13 @@
-"""The action log pane: the log's header, its rows (log_view.py) and subtitle, and while a
-model's answer streams in, that answer under the rows."""
+"""The action log pane: the filter bar (log_filter_bar.py), the log's header, its rows
+(log_view.py) and subtitle, and while a model's answer streams in, that answer under the rows.
+The title says the filter in force and how many rows it kept."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -13,8 +15,10 @@ from textual.content import Content
 from textual.widgets import Static
 
 from forgetui.engine.api import LogRow
+from forgetui.tui.pane_title import set_pane_title
 from forgetui.tui.panes.answer_view import AnswerView
 from forgetui.tui.panes.log_columns import COLUMNS, column_widths, format_line
+from forgetui.tui.panes.log_filter_bar import LogFilterBar
 from forgetui.tui.panes.log_messages import (
     LogCursorRested,
     LogFiltered,
@@ -29,20 +33,22 @@ def counted(number: int, noun: str) -> str:
 
 
 class ActionLogPane(Vertical):
-    """The log's header, rows and subtitle (its size, or the filter and what it kept), and
-    while a model's answer streams in, that answer under the rows."""
+    """The filter bar (while a filter is typed or in force), the log's header, rows and
+    subtitle (its size), and while a model's answer streams in, that answer under the rows."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "clear filter", show=False),
     ]
 
     def compose(self) -> ComposeResult:
+        yield LogFilterBar(id="log-filter-bar")
         yield Static("", id="log-header")
         yield LogView(id="log-view")
         yield AnswerView(id="answer-view")
 
     def on_mount(self) -> None:
         self.border_title = "action log"
+        self._title = "action log"
         self._header_width = 0
 
     def on_resize(self) -> None:
@@ -65,6 +71,38 @@ class ActionLogPane(Vertical):
     def set_filter(self, text: str | None) -> None:
         self.view.set_filter(text)
         self._show_subtitle()
+
+    def open_filter(self) -> None:
+        """The filter bar, holding the filter in force, takes the keys."""
+        self.query_one(LogFilterBar).open(self.view.filter or "")
+
+    # The bar's messages are applied from the view's own queue: a message the view posts while
+    # the pane handles one counts as the pane's, and Textual stops it at the pane.
+
+    @on(LogFilterBar.Typed)
+    def _filter_typed(self, message: LogFilterBar.Typed) -> None:
+        message.stop()
+        self.view.call_next(self._apply_typed, message.text, isinstance(message, LogFilterBar.Kept))
+
+    @on(LogFilterBar.Cleared)
+    def _filter_cleared(self, message: LogFilterBar.Cleared) -> None:
+        message.stop()
+        self.view.call_next(self._apply_typed, None, True)
+
+    def _apply_typed(self, text: str | None, leave: bool) -> None:
+        self.set_filter(text)
+        if leave:
+            self._leave_bar()
+
+    def _leave_bar(self) -> None:
+        """The keys back to the log; the bar stays while a filter is in force."""
+        if self.view.filter is None:
+            self.query_one(LogFilterBar).close()
+        self.view.focus()
+
+    def on_descendant_blur(self) -> None:
+        """A bar left empty (the keys went elsewhere) goes."""
+        self.call_after_refresh(self._show_subtitle)
 
     def show_answer(self, step: int, text: str) -> None:
         """The answer of step `step` so far; the first one shows the answer's view."""
@@ -97,14 +135,28 @@ class ActionLogPane(Vertical):
         self.set_filter(None)
 
     def _show_subtitle(self) -> None:
+        """The log's size under it; the filter and what it kept in the title, the bar shown
+        while the filter is in force or being typed. A call queued after a refresh may find
+        the pane gone (its workbench replaced by a fork's): nothing to show then."""
+        if not self.is_attached or not self.query(LogView):
+            return
         view = self.view
+        self.border_subtitle = Content(
+            f"{counted(view.count, 'row')} · {counted(view.records, 'record')}"
+        )
         if view.filter is None:
-            subtitle = f"{counted(view.count, 'row')} · {counted(view.records, 'record')}"
+            title = "action log"
         elif view.matches is None:
-            subtitle = f"filter: {view.filter} · searching…"
+            title = f"action log · filter “{view.filter}” · searching…"
         else:
-            subtitle = f"filter: {view.filter} · {len(view.matches):,} of {view.count:,} rows"
-        self.border_subtitle = Content(subtitle)
+            kept = f"{len(view.matches):,} of {view.count:,} rows"
+            title = f"action log · filter “{view.filter}” · {kept}"
+        if title != self._title:
+            self._title = title
+            set_pane_title(self, title)
+        bar = self.query_one(LogFilterBar)
+        if view.filter is None and bar.is_open and not bar.input.has_focus:
+            bar.close()
 
 
 __all__ = [

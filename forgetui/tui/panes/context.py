@@ -6,13 +6,20 @@ gave up to fit. Both say why in the engine's words, so a preview's "pushed out" 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from textual import events
+from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Label, Static
 
 from forgetui.tui.markup import fmt, lines
+from forgetui.tui.pane_title import set_pane_title
 from forgetui.tui.snapshot import ContextView, Level, SectionView, meter_level
+from forgetui.tui.steady import set_subtitle, update_static
 
 METER_WIDTH = 12
 DIFF_MARKS = {"entered": "[$success]+[/]", "left": "[$error]-[/]", "changed": "[$warning]~[/]"}
@@ -55,8 +62,12 @@ class Expandable(Vertical, can_focus=True):
             self._text_shown = self._text
             self.query_one(".section-text", Static).update(self._text)
 
+    @property
+    def expanded(self) -> bool:
+        return self.has_class("-expanded")
+
     def toggle(self) -> None:
-        expanded = not self.has_class("-expanded")
+        expanded = not self.expanded
         if expanded:
             self._show_text()
         self.set_class(expanded, "-expanded")
@@ -88,7 +99,22 @@ class ContextSection(Expandable):
         yield tools
         yield Static("", classes="section-text", markup=False)
 
+    def toggle(self) -> None:
+        """As sent at step N, the section opens in a modal, its diff against N-1 a key away."""
+        pane = next((a for a in self.ancestors if isinstance(a, ContextPane)), None)
+        if pane and pane.view and pane.view.saved and not self.has_class("-expanded"):
+            from forgetui.tui.section_diff import open_section
+
+            open_section(self, pane.view.step, self.section_name)
+            return
+        super().toggle()
+
+    _shown: tuple[SectionView, str, int] | None = None
+
     def show(self, section: SectionView, text_note: str = "", tool_tokens: int = 0) -> None:
+        if (section, text_note, tool_tokens) == self._shown:
+            return  # unchanged since the last step: no repaint (this runs after every step)
+        self._shown = (section, text_note, tool_tokens)
         text = section.text or text_note
         if section.compressions:
             text = f"(compressed to fit: {', '.join(section.compressions)})\n{text}"
@@ -99,7 +125,7 @@ class ContextSection(Expandable):
         self.query_one(".section-numbers", Label).update(Content(numbers), layout=False)
         tools = self.query_one(".section-tools", Label)
         if tool_tokens:
-            tools.update(
+            update_static(tools,
                 fmt("  + $tokens tool schemas [$text-muted](sent as tools: in the total, not this "
                     "budget)[/]", tokens=f"{tool_tokens:,}")
             )  # fmt: skip
@@ -131,12 +157,23 @@ class MessageBlock(Expandable):
 
 
 class ContextPane(VerticalScroll):
-    """Shows a ContextView; the workbench decides which (preview or a saved step)."""
+    """Shows a ContextView; the workbench decides which (preview or a saved step). Its
+    sections and messages are one list: arrows go from one to the next, the page keys scroll
+    (an expanded section's text can be long), escape collapses."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1)", "up", show=False),
+        Binding("down", "move(1)", "down", show=False),
+        Binding("home", "move(-1000)", "first", show=False),
+        Binding("end", "move(1000)", "last", show=False),
+        Binding("escape", "collapse", "collapse", show=False),
+    ]
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.view: ContextView | None = None
         self._problems: tuple[str, ...] | None = None
+        self._visited: Expandable | None = None  # the block focus returns to
 
     def compose(self) -> ComposeResult:
         yield Static("", id="context-total")
@@ -146,24 +183,25 @@ class ContextPane(VerticalScroll):
         yield Vertical(id="context-messages")
 
     def on_mount(self) -> None:
-        self.border_title = "compiled context"
+        set_pane_title(self, "compiled context")
 
     def show_error(self, title: str, error: str) -> None:
-        self.border_title = f"compiled context: {title}"
+        set_pane_title(self, f"compiled context: {title}")
         self.query_one("#context-total", Static).update(fmt("[$error]$error[/]", error=error))
 
     async def show_view(self, view: ContextView) -> None:
         if view == self.view:
             return
         self.view = view
-        self.border_title = f"compiled context: {view.title}"
-        self.border_subtitle = Content("[ earlier · ] later" if view.saved else "[ as sent before")
+        set_pane_title(self, f"compiled context: {view.title}")
+        set_subtitle(self, Content("[ earlier · ] later" if view.saved else "[ as sent before"))
         total = self.query_one("#context-total", Static)
         level = view.level
         total.update(  # one line: no layout pass (this runs after every step)
             Content.assemble(
                 ("total", "bold"), f" {view.total_tokens:,} / {view.max_tokens:,} tokens  ",
-                ("· enter expands a section", "$text-muted"),
+                ("· enter opens a section and its diff" if view.saved
+                 else "· enter expands a section", "$text-muted"),
             ),
             layout=False,
         )  # fmt: skip
@@ -185,9 +223,9 @@ class ContextPane(VerticalScroll):
         if diff.display != shown:
             diff.display = shown
         if view.saved:
-            diff.update(self._diff_content(view))
+            update_static(diff, self._diff_content(view))
         elif view.leaving:
-            diff.update(self._leaving_content(view))
+            update_static(diff, self._leaving_content(view))
         await self._sync_messages(view)
 
     async def _sync_sections(self, view: ContextView) -> None:
@@ -256,6 +294,47 @@ class ContextPane(VerticalScroll):
                 for entry in view.leaving
             ]
         )  # fmt: skip
+
+    def blocks(self) -> list[Expandable]:
+        """The sections, then the messages as sent, in screen order (those shown)."""
+        return [block for block in self.query(Expandable) if block.display]
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, Expandable):
+            self._visited = event.widget
+
+    def focus_entry(self) -> None:
+        """Entering the pane: the block last visited, else the first, else the pane."""
+        blocks = self.blocks()
+        if self._visited in blocks and self._visited is not None:
+            self._visited.focus()
+        elif blocks:
+            blocks[0].focus()
+        else:
+            self.focus()
+
+    def action_move(self, delta: int) -> None:
+        """To the block `delta` away (clamped); with none to go to, the pane scrolls."""
+        blocks = self.blocks()
+        if not blocks:
+            self.scroll_relative(y=delta, animate=False)
+            return
+        block = self.focused_block()
+        index = blocks.index(block) + delta if block in blocks else 0
+        blocks[max(0, min(len(blocks) - 1, index))].focus()
+
+    def action_collapse(self) -> None:
+        """Escape: the focused block collapses; on a collapsed one, every expanded block does.
+        With none expanded, escape goes on (the zoom, then the app)."""
+        block = self.focused_block()
+        expanded = [each for each in self.blocks() if each.expanded]
+        if block is not None and block.expanded:
+            block.toggle()
+        elif expanded:
+            for each in expanded:
+                each.toggle()
+        else:
+            raise SkipAction()
 
     def focused_block(self) -> Expandable | None:
         focused = self.screen.focused

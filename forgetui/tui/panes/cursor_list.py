@@ -20,6 +20,8 @@ class CursorList(Widget, Generic[Item], can_focus=True):
         Binding("down", "move(1)", "down", show=False),
         Binding("home", "move(-1000)", "first", show=False),
         Binding("end", "move(1000)", "last", show=False),
+        Binding("pageup", "page(-1)", "page up", show=False),
+        Binding("pagedown", "page(1)", "page down", show=False),
     ]
 
     cursor: reactive[int] = reactive(0)
@@ -49,6 +51,13 @@ class CursorList(Widget, Generic[Item], can_focus=True):
     def action_move(self, delta: int) -> None:
         if self.items:
             self.cursor = max(0, min(len(self.items) - 1, self.cursor + delta))
+
+    def action_page(self, direction: int) -> None:
+        """A page of items: as many as the pane around the list shows, less one to keep
+        context (an item may take more than a row: the cursor still lands on an item)."""
+        parent = self.parent
+        rows = parent.scrollable_content_region.height if isinstance(parent, Widget) else 0
+        self.action_move(direction * max(1, rows - 1))
 
     def on_focus(self) -> None:
         self.refresh()  # the cursor row is highlighted only while the list has focus

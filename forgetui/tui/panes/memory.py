@@ -9,9 +9,11 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.events import Click
+from textual.geometry import Region
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from forgetui.engine.api import MemoryRow
@@ -112,13 +114,19 @@ class MemoryList(CursorList[MemoryRow]):
     def watch_cursor(self) -> None:
         self.refresh()
         self.post_message(self.CursorMoved())
+        pane = self.parent  # a list longer than the pane: the cursor's row stays in view
+        if isinstance(pane, Widget) and self.rows:
+            row = Region(0, self.virtual_region.y + 1 + self.cursor, 1, 1)
+            pane.scroll_to_region(row, animate=False, immediate=True)
 
     def on_click(self, event: Click) -> None:
         if 1 <= event.y <= len(self.rows):
             self.cursor = event.y - 1
 
 
-class MemoryPane(Vertical):
+class MemoryPane(VerticalScroll, can_focus=False):
+    """Scrolls the list when it is longer than the pane; the list, not the pane, takes focus."""
+
     def compose(self) -> ComposeResult:
         yield MemoryList(id="memory-list")
         yield Static(

@@ -36,12 +36,17 @@ class PaneTabs(Static):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.selected: Pane = "context"
         self.badges: Mapping[Pane, str] = {}
+        self.active = False  # the selected tab's pane has focus
         self._spans: list[tuple[int, int, Pane]] = []
 
-    def show(self, selected: Pane, badges: Mapping[Pane, str]) -> None:
-        if selected == self.selected and badges == self.badges and self._spans:
+    def show(self, selected: Pane, badges: Mapping[Pane, str], active: bool = False) -> None:
+        """`active`: the selected pane has focus. The tab is then drawn as the focused pane's
+        title is (accent background); otherwise only underlined, so one block on the screen
+        says where the keys go."""
+        unchanged = (selected, dict(badges), active) == (self.selected, self.badges, self.active)
+        if unchanged and self._spans:
             return
-        self.selected, self.badges = selected, dict(badges)
+        self.selected, self.badges, self.active = selected, dict(badges), active
         self._render_tabs()
 
     def on_resize(self) -> None:
@@ -55,7 +60,9 @@ class PaneTabs(Static):
             key = PANES.index(pane) + 1
             badge = self.badges.get(pane, "")
             label = f" {key} {TITLES[pane]}" + (f" {badge}" if badge else "") + " "
-            style = "bold reverse $accent" if pane == self.selected else "$foreground"
+            style = "$foreground"
+            if pane == self.selected:
+                style = "bold reverse $accent" if self.active else "bold underline $accent"
             parts.append(fmt(f"[{style}]$label[/]", label=label))
             width = cell_len(label)
             self._spans.append((x, x + width, pane))

@@ -76,13 +76,15 @@ class CheckList(CursorList[CheckView]):
         if self._shown and checks == self.items and ready == self.ready:
             return
         self.ready, self._shown = ready, True
+        height = sum(map(len, self._rows)) + len(self._tail) if self._rows else -1
         width = max((len(check.name) for check in checks), default=0)
         self._rows = [check_lines(check, width) for check in checks]
         self._tail = ready_lines(ready)
         if not checks:
             self._tail = [fmt("[$text-muted](this task defines no checks)[/]"), *self._tail]
         self.replace_items(checks)
-        self.refresh(layout=True)
+        # a layout pass only when the list's height changes: this runs after most steps
+        self.refresh(layout=sum(map(len, self._rows)) + len(self._tail) != height)
 
     def _first_row(self, index: int) -> int:
         return sum(len(rows) for rows in self._rows[:index])

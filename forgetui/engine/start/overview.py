@@ -1,0 +1,105 @@
+"""Several tasks at a glance: where the tasks under a place are, and one line of each.
+
+A place is a task folder, a workspace (its tasks), or a directory of workspaces such as the
+run copies (each one's tasks): an operator supervising several runs points at any of them. The
+line is what the operator needs to decide where to look next: status, step, cost, how full the
+context runs and the question waiting, if any. Reading it is bounded per task (state.yaml, the
+lock, one saved context): the log is never scanned, so a list of long runs stays quick."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from forgetui.engine.base.errors import TaskNotFoundError
+from forgetui.engine.context.health import ContextHealth, SectionHealth
+from forgetui.engine.folder.layout import TASK_FILE
+from forgetui.engine.folder.lock_file import LockInfo
+from forgetui.engine.folder.task_folder import find_tasks, tasks_dir
+from forgetui.engine.folder.task_state import Escalation
+from forgetui.engine.step.reports import escalation_json
+
+
+@dataclass(frozen=True)
+class TaskOverview:
+    """One task's line. `status` is `status --json`'s word ("running" while a process holds
+    it); `error` says why a task that does not read shows no more than its name."""
+
+    name: str
+    path: Path
+    workspace: Path
+    status: str
+    step: int = 0
+    phase: str = ""
+    cost_usd: float = 0.0
+    holder: LockInfo | None = None
+    health: ContextHealth | None = None
+    escalation: Escalation | None = None  # the question waiting for the operator
+    task_type: str = ""
+    error: str | None = None
+
+    @property
+    def worst(self) -> SectionHealth | None:
+        """The section fullest against its budget: the header's warning, whatever its level."""
+        if self.health is None:
+            return None
+        return max(self.health.sections, key=lambda section: section.share, default=None)
+
+    def to_json(self) -> dict[str, Any]:
+        """One task of `tasks --json`."""
+        holder, health, worst = self.holder, self.health, self.worst
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "workspace": str(self.workspace),
+            "status": self.status,
+            "in_use_by": None
+            if holder is None
+            else {"pid": holder.pid, "host": holder.host, "command": holder.command},
+            "phase": self.phase,
+            "step": self.step,
+            "cost_usd": round(self.cost_usd, 6),
+            "health": None
+            if health is None
+            else {
+                "step": health.step,
+                "percent": health.percent,
+                "level": health.level,
+                "worst_section": None
+                if worst is None
+                else {"name": worst.name, "percent": worst.percent, "level": worst.level},
+            },
+            "pending_escalation": escalation_json(self.escalation),
+            "error": self.error,
+        }
+
+
+def tasks_under(place: Path, nested: bool = True) -> list[Path]:
+    """The task folders at `place`: itself, a workspace's tasks, or (if `nested`) the tasks of
+    each workspace directly inside it, by workspace then task: an order that stays while tasks
+    run. Nothing is read but directory entries; TaskNotFoundError if there is no task."""
+    place = Path(place).expanduser()
+    if not place.is_dir():
+        if place.is_file() and place.name == TASK_FILE:
+            return [place.parent.resolve()]
+        raise TaskNotFoundError(f"{place}: no such task folder or workspace")
+    if (place / TASK_FILE).is_file():
+        return [place.resolve()]
+    found = find_tasks(place)
+    if not found and nested:
+        found = [task for child in sorted(_children(place)) for task in find_tasks(child)]
+    if not found:
+        raise TaskNotFoundError(
+            f"{place}: no tasks here (no {TASK_FILE}, nothing in {tasks_dir(place)}, "
+            "no workspace holding tasks inside it)"
+        )
+    return [task.resolve() for task in found]
+
+
+def _children(place: Path) -> list[Path]:
+    try:
+        entries = list(place.iterdir())
+    except OSError:
+        return []
+    return [entry for entry in entries if not entry.name.startswith(".") and entry.is_dir()]

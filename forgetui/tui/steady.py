@@ -1,0 +1,32 @@
+"""Repainting a text that changes after every step without laying the whole screen out again.
+
+`Static.update` asks for a layout pass by default, and a layout pass of the workbench costs more
+than a key's repaint budget; while steps run back to back it would come after every step. A
+text whose height stays the same needs only its own repaint."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+
+_SHOWN = "_steady_shown"
+
+
+def update_static(widget: Static, content: Content) -> None:
+    """Show `content` in `widget`: nothing if it shows that already, a repaint of the widget if
+    the height it takes stays, else a layout pass."""
+    if getattr(widget, _SHOWN, None) == content:
+        return
+    setattr(widget, _SHOWN, content)
+    width = widget.content_region.width
+    height = content.get_height(widget.styles, width) if width > 0 else -1  # type: ignore[arg-type]
+    same_height = bool(widget.display) and height == widget.content_region.height
+    widget.update(content, layout=not same_height)
+
+
+def set_subtitle(widget: Widget, subtitle: Content) -> None:
+    """Set a border subtitle only if it changed: setting one repaints the whole widget, and a
+    pane's whole widget is every child in it."""
+    if widget.border_subtitle != subtitle.markup:
+        widget.border_subtitle = subtitle
