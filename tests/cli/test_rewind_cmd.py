@@ -133,7 +133,8 @@ def test_an_empty_task_is_exit_2_even_inside_the_workspace(task: Path, tmp_path:
             env={**os.environ, **cli_env(tmp_path / "home")},
         )  # fmt: skip
         assert (done.returncode, done.stderr) == (
-            2, "forgetui: rewind: an empty TASK; name a task folder or workspace\n"
+            2, "forgetui: forgetui rewind: argument task: an empty path; name a task folder or"
+            " a workspace\n",
         )  # fmt: skip
     assert files_of(workspace) == before
 

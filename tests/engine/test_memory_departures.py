@@ -93,7 +93,7 @@ def test_the_operators_evict_is_evicted_and_never_forecast(tmp_path: Path) -> No
 
 
 def test_items_left_out_for_the_budget_are_forecast_as_dropped(tmp_path: Path) -> None:
-    folder = task(tmp_path, listing(1), limits={"token_budget": {"current_state": 450}})
+    folder = task(tmp_path, listing(1), limits={"token_budget": {"current_state": 300}})
     big = " ".join(f"word{i}" for i in range(150))
     items = [
         {"type": "note", "key": f"n{i}", "step": 0, "content": f"{i}: {big}"} for i in (1, 2, 3)

@@ -30,8 +30,6 @@ def add_parser(sub: Subcommands) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    if not args.task.strip():  # a script's unset "$TASK" is not the current directory
-        raise ForgeError("rewind: an empty TASK; name a task folder or workspace")
     fork = args.fork is not None  # an empty --fork is refused as such, not an in-place rewind
     if fork and args.force:
         raise ForgeError("rewind: --force is for an in-place rewind; a fork changes no file here")
