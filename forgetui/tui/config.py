@@ -25,8 +25,8 @@ from forgetui.engine.api import (
     save_yaml,
 )
 from forgetui.paths import config_dir
-from forgetui.tui.themes import DEFAULT_THEME
 
+DEFAULT_THEME = "dark"  # here, not in themes.py: `run` reads these settings without Textual
 CONFIG_FILE = "config.yaml"
 ENV_PREFIX = "FORGETUI_"
 _TRUE = {"1", "true", "yes", "on"}

@@ -15,8 +15,8 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from forgetui.engine.api import first_error, load_yaml
+from forgetui.tui.config import DEFAULT_THEME
 
-DEFAULT_THEME = "dark"
 METER_VARIABLES: dict[str, str] = {
     "meter-ok": "#5fb96f",
     "meter-warn": "#e5c07b",

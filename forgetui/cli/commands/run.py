@@ -43,12 +43,21 @@ def add_parser(sub: Subcommands) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from forgetui.tui.config import load_settings, model_overrides  # no Textual in there
+
+    # the model as the workbench would choose it: the flag, FORGETUI_MODEL, the user config
+    settings = load_settings(
+        {"model": args.model, "api_base": args.api_base, "model_flags": model_bounds(args) or None}
+    )
+    for notice in settings.notices:
+        sys.stderr.write(f"forgetui: {notice}\n")
+    own = api.open_task(args.task).spec.model_options.model_fields_set
     out = run_output(as_json=args.json, stream=args.stream)
     outcome = api.run(
         Path(args.task),
-        model=args.model,
-        api_base=args.api_base,
-        bounds=model_bounds(args),
+        model=settings.model,
+        api_base=settings.api_base,
+        bounds=model_overrides(settings, own) or None,
         max_steps=args.max_steps,
         until=args.until,
         on_interrupt=args.on_interrupt,
