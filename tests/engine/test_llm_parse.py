@@ -167,7 +167,10 @@ def test_tool_schemas_describe_every_offered_action() -> None:
     assert set(by_name) == set(PHASE_ACTIONS["execution"])
     read = by_name["read_file"]["parameters"]
     assert read["required"] == ["path"]
-    assert read["properties"]["start_line"] == {"type": "integer"}
+    assert read["properties"]["start_line"] == {
+        "type": "integer",
+        "description": "first line to read, 1-based",
+    }
     assert {"type": "string"} in by_name["run_cmd"]["parameters"]["properties"]["cmd"]["anyOf"]
     assert by_name["escalate"]["parameters"]["properties"]["options"]["type"] == "array"
     json.dumps(schemas)  # what goes over the wire must serialise

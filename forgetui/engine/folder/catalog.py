@@ -34,6 +34,7 @@ class ArgSpec:
     type: ArgType = "string"
     required: bool = True
     nonempty: bool = False
+    description: str = ""  # what the model should put there, in its tool schema
 
 
 @dataclass(frozen=True)
@@ -65,69 +66,142 @@ ACTIONS: dict[str, ActionSpec] = {
             "read_file",
             "file text with line numbers, compressed to budget",
             (
-                ArgSpec("path", nonempty=True),
-                ArgSpec("start_line", "line", required=False),
-                ArgSpec("end_line", "line", required=False),
-                ArgSpec("max_bytes", "line", required=False),  # the file's first N bytes
+                ArgSpec("path", nonempty=True, description="file path relative to the workspace"),
+                ArgSpec(
+                    "start_line", "line", required=False, description="first line to read, 1-based"
+                ),
+                ArgSpec(
+                    "end_line", "line", required=False, description="last line to read, inclusive"
+                ),
+                ArgSpec(
+                    "max_bytes",
+                    "line",
+                    required=False,
+                    description="read only the file's first N bytes",
+                ),  # the file's first N bytes
             ),
         ),
-        ActionSpec("list_dir", "names in a directory", (ArgSpec("path"),)),
+        ActionSpec(
+            "list_dir",
+            "names in a directory",
+            (ArgSpec("path", description="directory relative to the workspace; . for its root"),),
+        ),
         ActionSpec(
             "search",
             "regex search: matching file:line identifiers first",
-            (ArgSpec("pattern", nonempty=True), ArgSpec("path", required=False)),
+            (
+                ArgSpec("pattern", nonempty=True, description="regular expression to look for"),
+                ArgSpec(
+                    "path",
+                    required=False,
+                    description="file or directory to search in (default: the workspace)",
+                ),
+            ),
         ),
         ActionSpec(
             "write_file",
             "create or replace a workspace file",
-            (ArgSpec("path", nonempty=True), ArgSpec("content")),
+            (
+                ArgSpec("path", nonempty=True, description="file path relative to the workspace"),
+                ArgSpec("content", description="the whole new content of the file"),
+            ),
             changes_workspace=True,
         ),
         ActionSpec(
             "edit_file",
             "replace the one occurrence of `old` with `new`",
-            (ArgSpec("path", nonempty=True), ArgSpec("old", nonempty=True), ArgSpec("new")),
+            (
+                ArgSpec("path", nonempty=True, description="file path relative to the workspace"),
+                ArgSpec(
+                    "old",
+                    nonempty=True,
+                    description="text copied exactly from the file; must occur once",
+                ),
+                ArgSpec("new", description="replacement text (empty deletes `old`)"),
+            ),
             changes_workspace=True,
         ),
         ActionSpec(
             "run_cmd",
             "run an allowed command (argv list; a shell string under bubblewrap)",
-            (ArgSpec("cmd", "command"), ArgSpec("timeout_sec", "seconds", required=False)),
+            (
+                ArgSpec("cmd", "command", description="argv list, e.g. ['pytest', '-q']"),
+                ArgSpec(
+                    "timeout_sec",
+                    "seconds",
+                    required=False,
+                    description="seconds before the command is stopped",
+                ),
+            ),
             changes_workspace=True,
         ),
         ActionSpec(
             "run_check",
             "run verification now",
-            (ArgSpec("name", required=False, nonempty=True),),
+            (
+                ArgSpec(
+                    "name",
+                    required=False,
+                    nonempty=True,
+                    description="one check's name (default: every check)",
+                ),
+            ),
         ),
         ActionSpec(
             "load_context",
             "keep an item in working memory: full_file:PATH, related_files, test_output, "
             "spec_section:ID, error_details",
-            (ArgSpec("item", nonempty=True),),
+            (
+                ArgSpec(
+                    "item",
+                    nonempty=True,
+                    description="full_file:PATH, related_files, test_output, spec_section:ID"
+                    " or error_details",
+                ),
+            ),
         ),
-        ActionSpec("note", "append to your scratchpad", (ArgSpec("text", nonempty=True),)),
+        ActionSpec(
+            "note",
+            "append to your scratchpad",
+            (ArgSpec("text", nonempty=True, description="what to remember in later steps"),),
+        ),
         ActionSpec(
             "mark_subtask_complete",
             "advance the plan to the next subtask",
-            (ArgSpec("success", "boolean"), ArgSpec("reason")),
+            (
+                ArgSpec(
+                    "success",
+                    "boolean",
+                    description="true if the subtask is done, false if it cannot be",
+                ),
+                ArgSpec("reason", description="one line: what was done, or why not"),
+            ),
         ),
         ActionSpec(
             "complete",
             "finish this phase or the task; refused until verification is ready",
-            (ArgSpec("summary", nonempty=True),),
+            (ArgSpec("summary", nonempty=True, description="one line: what was achieved"),),
         ),
         ActionSpec(
             "set_plan",
             "the plan as {goal, tasks: [{title, subtasks: [{title}]}]}",
-            (ArgSpec("plan", "plan"),),
+            (
+                ArgSpec(
+                    "plan", "plan", description="the plan: a goal and its tasks, each with subtasks"
+                ),
+            ),
         ),
         ActionSpec(
             "escalate",
             "pause and ask the operator",
             (
-                ArgSpec("question", nonempty=True),
-                ArgSpec("options", "string_list", required=False),
+                ArgSpec("question", nonempty=True, description="the question for the operator"),
+                ArgSpec(
+                    "options",
+                    "string_list",
+                    required=False,
+                    description="short answers the operator can pick",
+                ),
             ),
         ),
     )

@@ -245,6 +245,25 @@ def _writable(value: Any) -> Any:
     return value
 
 
+def _titled(items: dict[str, Any] | None = None) -> dict[str, Any]:
+    properties: dict[str, Any] = {"title": {"type": "string"}}
+    if items is not None:
+        properties["subtasks"] = {"type": "array", "items": items}
+    return {"type": "object", "properties": properties, "required": ["title"]}
+
+
+# what set_plan takes (task_spec.Plan without the statuses the engine keeps): a model that
+# sees the shape writes a plan that validates the first time
+PLAN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "goal": {"type": "string"},
+        "tasks": {"type": "array", "items": _titled(_titled())},
+    },
+    "required": ["goal", "tasks"],
+}
+
+
 def tool_schemas(actions: Sequence[ActionSpec]) -> list[dict[str, Any]]:
     """OpenAI-style function tools for the offered actions, typed from the catalog."""
     return [
@@ -255,7 +274,10 @@ def tool_schemas(actions: Sequence[ActionSpec]) -> list[dict[str, Any]]:
                 "description": f"{spec.signature}: {spec.description}",
                 "parameters": {
                     "type": "object",
-                    "properties": {arg.name: _json_schema(arg.type) for arg in spec.params},
+                    "properties": {
+                        arg.name: {**_json_schema(arg.type), "description": arg.description}
+                        for arg in spec.params
+                    },
                     "required": list(spec.required),
                 },
             },
@@ -276,5 +298,5 @@ def _json_schema(kind: ArgType) -> dict[str, Any]:
     if kind == "string_list":
         return {"type": "array", "items": {"type": "string"}}
     if kind == "plan":
-        return {"type": "object"}
+        return PLAN_SCHEMA
     return {"type": "string"}
