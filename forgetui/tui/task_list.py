@@ -9,7 +9,6 @@ only paints rows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -49,40 +48,19 @@ def status_cell(task: TaskOverview, colours: Colours) -> Text:
         return Text("waiting for you", style=f"bold {colours.get('warning', 'yellow')}")
     if task.error is not None:
         return Text(task.status, style=f"bold {colours.get('error', 'red')}")
-    if task.holder is not None:
-        return Text(f"{task.status} (pid {task.holder.pid})")
-    return Text(task.status)
+    return Text(task.status_text)
 
 
 def context_cell(task: TaskOverview, colours: Colours) -> Text:
     """The fullest section against its budget, as the header names it under pressure."""
     worst = task.worst
-    if worst is None:
-        return Text("")
-    text = f"{worst.name} {int(worst.percent)}%"
-    variable = LEVEL_VARIABLE.get(worst.level)
-    return Text(text, style=f"bold {colours.get(variable, '')}" if variable else "")
+    variable = LEVEL_VARIABLE.get(worst.level) if worst is not None else None
+    return Text(task.context_text, style=f"bold {colours.get(variable, '')}" if variable else "")
 
 
 def question_cell(task: TaskOverview, colours: Colours) -> Text:
-    if task.error is not None:
-        return Text(one_line(task.error, QUESTION_WIDTH), style=colours.get("text-muted", ""))
-    if task.escalation is None:
-        return Text("")
-    return Text(one_line(task.escalation.question, QUESTION_WIDTH))
-
-
-def one_line(text: str, width: int) -> str:
-    words = " ".join(text.split())
-    return words if len(words) <= width else words[: width - 1] + "…"
-
-
-def workspace_cell(task: TaskOverview, place: Path) -> Text:
-    try:
-        inside = task.workspace.relative_to(place.resolve())
-    except ValueError:
-        return Text(str(task.workspace))
-    return Text("." if inside == Path() else str(inside))
+    muted = colours.get("text-muted", "") if task.error is not None else ""
+    return Text(task.question_line(QUESTION_WIDTH), style=muted)
 
 
 class TaskListScreen(Screen[None]):
@@ -152,7 +130,7 @@ class TaskListScreen(Screen[None]):
                 Text(f"${task.cost_usd:.4f}", justify="right"),
                 context_cell(task, colours),
                 question_cell(task, colours),
-                workspace_cell(task, self.tasks.place),
+                Text(task.workspace_from(self.tasks.place)),
                 key=str(task.path),
             )
         paths = [task.path for task in self.shown]

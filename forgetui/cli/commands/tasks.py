@@ -54,51 +54,19 @@ def handle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def status_text(task: TaskOverview) -> str:
-    """The status as `status` says it, with who runs it."""
-    holder = task.holder
-    return f"{task.status} (pid {holder.pid})" if holder is not None else task.status
-
-
-def context_text(task: TaskOverview) -> tuple[str, str]:
-    """The fullest section against its budget, and its level ("" before any context)."""
-    worst = task.worst
-    if worst is None:
-        return "", "ok"
-    return f"{worst.name} {int(worst.percent)}%", worst.level
-
-
-def question_text(task: TaskOverview) -> str:
-    if task.error is not None:
-        return task.error
-    if task.escalation is None:
-        return ""
-    words = " ".join(task.escalation.question.split())
-    return words if len(words) <= QUESTION_WIDTH else words[: QUESTION_WIDTH - 1] + "…"
-
-
-def where(task: TaskOverview, place: Path) -> str:
-    """The task's workspace, from where the list was asked for when it is inside it."""
-    try:
-        inside = task.workspace.relative_to(place.resolve())
-    except ValueError:
-        return str(task.workspace)
-    return "." if inside == Path() else str(inside)
-
-
 def print_tasks(tasks: list[TaskOverview], place: Path) -> None:
     """One plain line per task, aligned, as `runs` prints: the workspace first (what tells two
     copies of one sample apart), the question last, cut to the terminal's width."""
     header = ("WORKSPACE", "TASK", "STATUS", "STEP", "COST", "CONTEXT", "QUESTION")
     rows = [
         (
-            where(task, place),
+            task.workspace_from(place),
             task.name,
-            status_text(task),
+            task.status_text,
             str(task.step),
             f"${task.cost_usd:.4f}",
-            context_text(task)[0],
-            question_text(task),
+            task.context_text,
+            task.question_line(QUESTION_WIDTH),
         )
         for task in tasks
     ]

@@ -115,9 +115,7 @@ def _holder_json(holder: LockInfo | None) -> dict[str, Any] | None:
     if holder is None:
         return None
     return {
-        "pid": holder.pid,
-        "host": holder.host,
-        "command": holder.command,
+        **holder.who(),
         "since": holder.started_at,
     }
 

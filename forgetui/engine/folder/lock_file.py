@@ -13,6 +13,7 @@ import stat
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -35,6 +36,10 @@ class LockInfo(BaseModel):
     host: str
     started_at: str
     command: str = ""
+
+    def who(self) -> dict[str, Any]:
+        """The holder as every `in_use_by` in the JSON output says it."""
+        return {"pid": self.pid, "host": self.host, "command": self.command}
 
     @property
     def is_local(self) -> bool:

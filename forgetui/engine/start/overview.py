@@ -46,6 +46,35 @@ class TaskOverview:
             return None
         return max(self.health.sections, key=lambda section: section.share, default=None)
 
+    @property
+    def status_text(self) -> str:
+        """The status as `status` says it, with who runs it."""
+        holder = self.holder
+        return f"{self.status} (pid {holder.pid})" if holder is not None else self.status
+
+    @property
+    def context_text(self) -> str:
+        """The fullest section against its budget ("" before any context was sent)."""
+        worst = self.worst
+        return "" if worst is None else f"{worst.name} {int(worst.percent)}%"
+
+    def question_line(self, width: int) -> str:
+        """Why the task does not read, else the question waiting: its first words, one line."""
+        if self.error is not None:
+            text = self.error
+        else:
+            text = self.escalation.question if self.escalation is not None else ""
+        words = " ".join(text.split())
+        return words if len(words) <= width else words[: width - 1] + "…"
+
+    def workspace_from(self, place: Path) -> str:
+        """The workspace, relative to where the list was asked for when it is inside it."""
+        try:
+            inside = self.workspace.relative_to(place.resolve())
+        except ValueError:
+            return str(self.workspace)
+        return "." if inside == Path() else str(inside)
+
     def to_json(self) -> dict[str, Any]:
         """One task of `tasks --json`."""
         holder, health, worst = self.holder, self.health, self.worst
@@ -54,9 +83,7 @@ class TaskOverview:
             "path": str(self.path),
             "workspace": str(self.workspace),
             "status": self.status,
-            "in_use_by": None
-            if holder is None
-            else {"pid": holder.pid, "host": holder.host, "command": holder.command},
+            "in_use_by": None if holder is None else holder.who(),
             "phase": self.phase,
             "step": self.step,
             "cost_usd": round(self.cost_usd, 6),

@@ -72,9 +72,7 @@ class RunCopy:
             "status": self.status,
             "step": self.step,
             "size_bytes": self.size,
-            "in_use_by": None
-            if holder is None
-            else {"pid": holder.pid, "host": holder.host, "command": holder.command},
+            "in_use_by": None if holder is None else holder.who(),
         }
 
 
