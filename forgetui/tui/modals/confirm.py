@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,6 +14,12 @@ from textual.widgets import Button, Label, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
+    """A subclass renames the two answers (its BINDINGS give their keys) and says which one
+    enter takes by default."""
+
+    YES, NO, HINT = "Yes", "No", "y yes · n or escape no"
+    YES_VARIANT: Literal["error", "primary"] = "error"
+    FOCUS_YES = False  # enter on the default keeps what is pinned
     DEFAULT_CSS = """
     #confirm-explanation { color: $text-muted; height: auto; }
     """
@@ -34,12 +40,12 @@ class ConfirmScreen(ModalScreen[bool]):
             if self.explanation:
                 yield Static(self.explanation, id="confirm-explanation", markup=False)
             with Horizontal(classes="buttons"):
-                yield Button("Yes", id="yes", variant="error")
-                yield Button("No", id="no", variant="primary")
-            yield Label("y yes · n or escape no", classes="dialog-hint")
+                yield Button(self.YES, id="yes", variant=self.YES_VARIANT)
+                yield Button(self.NO, id="no", variant="default" if self.FOCUS_YES else "primary")
+            yield Label(self.HINT, classes="dialog-hint")
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()  # enter on the default keeps what is pinned
+        self.query_one("#yes" if self.FOCUS_YES else "#no", Button).focus()
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -7,18 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Label, Static
+from textual.screen import Screen
+
+from forgetui.tui.modals.confirm import ConfirmScreen
 
 
-class OpenForkScreen(ModalScreen[bool]):
-    DEFAULT_CSS = """
-    #open-fork-dialog { width: 80; }
-    #open-fork-where { color: $text-muted; height: auto; }
-    """
+class OpenForkScreen(ConfirmScreen, inherit_bindings=False):
+    YES, NO, HINT = "Open the fork now", "Stay", "o open · s or escape stay"
+    YES_VARIANT = "primary"
+    FOCUS_YES = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "answer(True)", "open", id="open-fork-open"),
         Binding("s", "answer(False)", "stay", id="open-fork-stay"),
@@ -26,28 +24,12 @@ class OpenForkScreen(ModalScreen[bool]):
     ]
 
     def __init__(self, workspace: Path) -> None:
-        super().__init__(id="open-fork")
+        super().__init__(
+            "Open the fork now?",
+            f"the fork is in {workspace}; escape there comes back to this task",
+            "open-fork",
+        )
         self.workspace = workspace
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="open-fork-dialog", classes="dialog"):
-            yield Label("Open the fork now?", classes="dialog-title")
-            yield Static(f"the fork is in {self.workspace}; escape there comes back to this task",
-                         id="open-fork-where", markup=False)  # fmt: skip
-            with Horizontal(classes="buttons"):
-                yield Button("Open the fork now", id="open", variant="primary")
-                yield Button("Stay", id="stay")
-            yield Static("o open · s or escape stay", classes="dialog-hint", markup=False)
-
-    def on_mount(self) -> None:
-        self.query_one("#open", Button).focus()
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "open")
 
 
 def offer_fork(workbench: Screen[Any], workspace: Path) -> None:
