@@ -47,20 +47,20 @@ def model_name(text: str) -> str:
     return text
 
 
-def task_path(text: str) -> str:
-    """An argparse type: TASK named, never a blank (a script's unset "$TASK" would otherwise
-    mean whatever task the current directory holds)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path; name a task folder or a workspace")
-    return text
+def _named(what: str) -> Callable[[str], str]:
+    """An argparse type: a path named, never a blank (a script's unset "$TASK" or "$DIR" would
+    otherwise mean the current directory, and whatever task it holds)."""
+
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"an empty path; name {what}")
+        return text
+
+    return parse
 
 
-def named_dir(text: str) -> str:
-    """An argparse type: a directory named, never a blank (a script's unset "$DIR" would
-    otherwise mean the current directory)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path; name the directory")
-    return text
+task_path = _named("a task folder or a workspace")
+named_dir = _named("the directory")
 
 
 def _temperature(text: str) -> float:

@@ -88,6 +88,7 @@ class StateTree:
         self.tree = workspace_tree(inputs.workspace, budget, counter)
         self._memory_slots = [self._memory_slot(item) for item in self.items]
         self._notes = self._scratchpad()
+        self._traces = trace_lines(inputs.state, self.items)  # once, not per squeeze
 
     # -- the parts that do not depend on compression
 
@@ -225,9 +226,7 @@ class StateTree:
             parts.append(seq("workspace_tree", self.tree.shown(cap), "entry"))
         memory, refs = self._memory(sq, elastic)
         parts.append(memory)
-        parts.append(
-            seq("dropped_outputs", listed(trace_lines(state, self.items), TRACES_SHOWN), "output")
-        )
+        parts.append(seq("dropped_outputs", listed(self._traces, TRACES_SHOWN), "output"))
         parts.append(self._decisions(sq))
         progress = state.progress
         parts.append(
