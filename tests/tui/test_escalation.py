@@ -197,3 +197,40 @@ async def test_the_modal_takes_a_take_over_answer_and_names_a_bad_phase() -> Non
         await pilot.press("enter")
         await pilot.pause()
     assert app.answers == ["mark failed: going nowhere"]
+
+
+async def test_at_80x24_every_answer_shows_without_scrolling(
+    workbench: Callable[..., ForgeApp],
+) -> None:
+    """A short terminal keeps the options, what led here and every take-over button on screen:
+    the operator need not know the body scrolls."""
+    app = workbench("escalation")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "s")
+        app.clear_notifications()
+        await press(pilot, "a")
+        modal = app.screen
+        assert isinstance(modal, EscalationScreen)
+        body = modal.query_one("#escalation-body")
+        assert body.max_scroll_y == 0
+        shown = modal.find_widget  # raises when a widget is not on screen
+        for selector in ("#option-0", "#option-1", "#takeover-human", "#takeover-complete",
+                         "#takeover-failed", "#escalation-answer"):  # fmt: skip
+            widget = modal.query_one(selector)
+            assert shown(widget).region.area > 0, selector
+            assert modal.region.contains_region(shown(widget).region), selector
+
+
+def test_escalation_modal_snapshot_80x24(
+    snap_compare: Any, workbench: Callable[..., ForgeApp]
+) -> None:
+    app = workbench("escalation")
+
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        await press(pilot, "s")
+        app.clear_notifications()
+        await press(pilot, "a")
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

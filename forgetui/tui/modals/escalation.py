@@ -74,6 +74,8 @@ class EscalationScreen(ModalScreen[str | Handover | None]):
     ]
     # the take-over buttons need about 90 columns in a row; narrower, they go two by two
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (96, "-wide")]
+    # under 34 rows the buttons lose their borders so the take-over row needs no scrolling
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
 
     def __init__(
         self,
