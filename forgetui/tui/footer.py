@@ -85,7 +85,7 @@ class KeyFooter(Static):
         palette: FooterKey | None = None
         now = _situation(screen)
         pane = _focused_pane(screen)
-        for _node, binding, enabled, _tooltip in screen.active_bindings.values():
+        for node, binding, enabled, _tooltip in screen.active_bindings.values():
             display = self.app.get_key_display(binding)
             if binding.key == self.app.COMMAND_PALETTE_BINDING:
                 palette = FooterKey(binding.key, display, "palette", enabled)
@@ -98,8 +98,10 @@ class KeyFooter(Static):
             if panes and pane is not None and pane not in panes:
                 continue
             seen.add(binding.action)
+            # a screen without panes (the task list): its own keys come first, as a pane's do
+            own = pane is None and node is screen and binding.id not in PANES_OF
             keys.append(FooterKey(binding.key, display, binding.description, enabled, binding.id,
-                                  pane_key=bool(panes)))  # fmt: skip
+                                  pane_key=bool(panes) or own))  # fmt: skip
         self.keys = tuple(
             sorted(keys, key=lambda key: (not key.pane_key, ORDER.get(key.binding_id or "", 99)))
         )

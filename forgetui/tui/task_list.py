@@ -27,7 +27,8 @@ from forgetui.tui.markup import fmt
 
 REFRESH_S = 2.0
 QUESTION_WIDTH = 48  # the question's first words; the inbox has it whole
-COLUMNS = ("task", "status", "step", "cost", "context", "waiting question", "workspace")
+# the question right after the status: at 80 columns it shows, cost and context scroll right
+COLUMNS = ("task", "status", "step", "waiting question", "cost", "context", "workspace")
 LEVEL_VARIABLE = {"warn": "warning", "critical": "error"}
 
 
@@ -123,16 +124,16 @@ class TaskListScreen(Screen[None]):
         table.clear()
         colours = self.app.theme_variables
         for task in self.shown:
-            table.add_row(
-                Text(task.name),
-                status_cell(task, colours),
-                Text(str(task.step), justify="right"),
-                Text(f"${task.cost_usd:.4f}", justify="right"),
-                context_cell(task, colours),
-                question_cell(task, colours),
-                Text(task.workspace_from(self.tasks.place)),
-                key=str(task.path),
-            )
+            cells = {
+                "task": Text(task.name),
+                "status": status_cell(task, colours),
+                "step": Text(str(task.step), justify="right"),
+                "waiting question": question_cell(task, colours),
+                "cost": Text(f"${task.cost_usd:.4f}", justify="right"),
+                "context": context_cell(task, colours),
+                "workspace": Text(task.workspace_from(self.tasks.place)),
+            }
+            table.add_row(*(cells[column] for column in COLUMNS), key=str(task.path))
         paths = [task.path for task in self.shown]
         if current is not None and current.path in paths:
             table.move_cursor(row=paths.index(current.path), animate=False)

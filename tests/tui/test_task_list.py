@@ -19,7 +19,7 @@ from forgetui.tui.app import ForgeApp
 from forgetui.tui.launch import make_list_app
 from forgetui.tui.modals.all_inbox import AllInboxScreen
 from forgetui.tui.modals.escalation import EscalationScreen
-from forgetui.tui.task_list import TaskListScreen
+from forgetui.tui.task_list import COLUMNS, TaskListScreen
 from forgetui.tui.themes import load_themes
 from forgetui.tui.workbench import WorkbenchScreen
 from tests.tui.conftest import SIZE, screen_text, settings_for, settle, type_into
@@ -65,9 +65,13 @@ async def idle(pilot: Pilot[Any]) -> None:
     raise AssertionError("the app did not settle")
 
 
-def rows(app: ForgeApp) -> list[list[str]]:
+def rows(app: ForgeApp) -> list[dict[str, str]]:
+    """Each row by its column's title, as the operator reads it."""
     table = app.screen.query_one(DataTable)
-    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    return [
+        dict(zip(COLUMNS, (str(cell) for cell in table.get_row_at(i)), strict=True))
+        for i in range(table.row_count)
+    ]
 
 
 async def test_the_list_shows_every_task_with_status_step_and_question(
@@ -78,12 +82,13 @@ async def test_the_list_shows_every_task_with_status_step_and_question(
         await idle(pilot)
         assert isinstance(app.screen, TaskListScreen)
         shown = rows(app)
-        assert [row[0] for row in shown] == ["hello_world", "readme", "escalation"]
+        assert [row["task"] for row in shown] == ["hello_world", "readme", "escalation"]
         hello, readme, waiting = shown
-        assert hello[1:3] == ["paused", "2"] and hello[-1] == "alpha"
-        assert hello[4].startswith("system_prompt ")  # its last context's fullest section
-        assert readme[1:3] == ["ready", "0"] and readme[4] == ""
-        assert waiting[1] == "waiting for you" and waiting[5] == QUESTION
+        assert (hello["status"], hello["step"], hello["workspace"]) == ("paused", "2", "alpha")
+        assert hello["context"].startswith("system_prompt ")  # its last context's fullest section
+        assert (readme["status"], readme["step"], readme["context"]) == ("ready", "0", "")
+        assert waiting["status"] == "waiting for you"
+        assert waiting["waiting question"] == QUESTION
         assert "3 tasks in place/" in screen_text(app)
         assert "1 waiting for you (i)" in screen_text(app)
 
@@ -112,7 +117,7 @@ async def test_enter_opens_the_workbench_and_escape_comes_back_closing_it(
         assert not workbench.is_attached and closed == [True]
         folder = api.open_task(place / "alpha/.agentforge/tasks/hello_world")
         assert api.lock_holder(folder) is None
-        assert rows(app)[0][2] == "3"  # two steps before, the one taken there
+        assert rows(app)[0]["step"] == "3"  # two steps before, the one taken there
 
         await pilot.press("down", "down", "enter")  # another task, from the same list
         await idle(pilot)
@@ -147,7 +152,7 @@ async def test_one_inbox_answers_a_question_of_another_task(forge_home: Path, pl
         await pilot.press("escape")
         await idle(pilot)
         assert isinstance(app.screen, TaskListScreen)
-        assert rows(app)[2][1] == "paused" and rows(app)[2][5] == ""
+        assert rows(app)[2]["status"] == "paused" and rows(app)[2]["waiting question"] == ""
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 48)])
@@ -158,5 +163,6 @@ def test_task_list_snapshot(
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await idle(pilot)
+        await pilot.pause()  # the table sizes its columns to the new rows on the next refresh
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
