@@ -78,10 +78,23 @@ def emit(**data):
     data["t"] = time.perf_counter()
     events.write(json.dumps(data) + "\n")
 
-from forgetui.tui.app import ForgeApp
-from forgetui.tui.panes.action_log import LogView
+from forgetui.tui import launch
 
-real_display = ForgeApp._display
+# The probe goes on when the launcher builds the app: importing the app here, first, would
+# import Textual before the launcher starts what it starts before Textual.
+real_make_app = launch.make_app
+
+def make_app(*args, **kwargs):
+    global ForgeApp, LogView, real_display
+    from forgetui.tui.app import ForgeApp
+    from forgetui.tui.panes.action_log import LogView
+
+    if ForgeApp._display is not display:
+        real_display = ForgeApp._display
+        ForgeApp._display = display
+    return real_make_app(*args, **kwargs)
+
+launch.make_app = make_app
 seen = {"first": True, "cursor": None, "count": None, "frame": False, "snapshot": False}
 
 def display(self, screen, renderable):
@@ -110,7 +123,6 @@ def display(self, screen, renderable):
         seen["count"] = view.records
         emit(event="count", count=view.records)
 
-ForgeApp._display = display
 from forgetui.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -184,7 +196,17 @@ class Child:
                 return
 
     def events(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.events_path.read_text().splitlines()]
+        """The probe's events so far, reading only what was added since the last call: this is
+        polled every few milliseconds, and parsing the whole file each time would take CPU
+        from the app being measured (two cores)."""
+        seen: list[dict[str, Any]] = self.__dict__.setdefault("_seen", [])
+        with self.events_path.open("rb") as handle:
+            handle.seek(self.__dict__.get("_read", 0))
+            chunk = handle.read()
+        complete = chunk.rfind(b"\n") + 1
+        self.__dict__["_read"] = self.__dict__.get("_read", 0) + complete
+        seen += [json.loads(line) for line in chunk[:complete].splitlines()]
+        return seen
 
     def wait_for(self, check: Callable[[dict[str, Any]], bool], after: float = 0.0,
                  timeout: float = 30.0) -> dict[str, Any]:  # fmt: skip

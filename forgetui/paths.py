@@ -35,5 +35,16 @@ def config_dir() -> Path:
     return platformdirs.user_config_path("forgetui")
 
 
+def cache_dir() -> Path:
+    """What can be made again (kept token counts): FORGETUI_HOME/cache if set, else the
+    platform's user cache directory."""
+    env = os.environ.get("FORGETUI_HOME")
+    if env:
+        return Path(env) / "cache"
+    import platformdirs
+
+    return platformdirs.user_cache_path("forgetui")
+
+
 def runs_dir() -> Path:
     return home_dir() / "runs"

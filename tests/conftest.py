@@ -40,6 +40,20 @@ def _no_inherited_virtual_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_server_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run against a server probes it first (server_findings.py), which would take the
+    scripted replies of a fake server meant for the run; the tests of probing turn it on."""
+    monkeypatch.setenv("FORGETUI_PROBE", "0")
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_token_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counts come from tiktoken, and nothing is kept in the user's folders (token_store.py);
+    the store's own tests turn it on."""
+    monkeypatch.setenv("FORGETUI_TOKEN_CACHE", "0")
+
+
 def pytest_report_header() -> str:
     return f"fuzz seed: {fuzz_seed.SEED} ({fuzz_seed.SEED_VARIABLE}=N replays run N)"
 

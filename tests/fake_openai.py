@@ -18,7 +18,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -201,6 +201,9 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.authorizations: list[str | None] = []  # each request's Authorization header
         self.streams: list[ServedStream] = []  # each answer sent as a stream, in order
+        # llama-cpp-python's POST /extras/tokenize/count, when set: text -> its token count
+        self.tokenize_count: Callable[[str], int] | None = None
+        self.tokenized: list[str] = []  # each text it was asked to count
         self._replies: deque[FakeReply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -257,6 +260,12 @@ class FakeOpenAI:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if self.path == "/extras/tokenize/count" and fake.tokenize_count is not None:
+                    text = str(json.loads(raw).get("input", ""))
+                    fake.tokenized.append(text)
+                    count = json.dumps({"count": fake.tokenize_count(text)}).encode()
+                    self._send(FakeReply(body=count, headers=_JSON))
+                    return
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(error_reply(404))
                     return

@@ -25,6 +25,23 @@ def run_output(as_json: bool, stream: bool = False) -> RunOutput:
     return AnswerEcho(out) if stream else out
 
 
+def alert_line(event: StepEvent) -> bool:
+    """A usage alert (the context crossed 90% of its cap) as one stderr line, in every output
+    mode (stdout may be JSON lines); True when `event` was one."""
+    if event.stage != "alert":
+        return False
+    sys.stderr.write(f"forgetui: step {event.step}: {event.detail}\n")
+    sys.stderr.flush()
+    return True
+
+
+def print_server_line(line: str) -> None:
+    """What a probe of the server found and this run applies (or why there was no probe): one
+    line on stderr before the first step, in every output mode (stdout may be JSON lines)."""
+    sys.stderr.write(f"forgetui: {line}\n")
+    sys.stderr.flush()
+
+
 class AnswerEcho:
     """`run --stream`: each answer's text on stderr as it arrives (what each 'answer' event
     adds to the last), a newline after each step's answer. stdout stays the wrapped output's,
@@ -36,7 +53,7 @@ class AnswerEcho:
         self._shown = ""
 
     def event(self, event: StepEvent) -> None:
-        if event.stage != "answer":
+        if alert_line(event) or event.stage != "answer":
             return
         if event.step != self._step:
             self._end_answer()
@@ -68,7 +85,8 @@ class JsonRunOutput:
     """`run --json`: a line per finished step, then the final line."""
 
     def event(self, event: StepEvent) -> None:
-        """JSON lines carry finished steps only."""
+        """JSON lines carry finished steps only; an alert goes to stderr."""
+        alert_line(event)
 
     def step(self, report: StepReport) -> None:
         print_json(report.to_json())
@@ -85,6 +103,10 @@ class ConsoleRunOutput:
         self._status: Any = None
 
     def event(self, event: StepEvent) -> None:
+        if event.stage == "alert":
+            self._stop_status()
+            alert_line(event)
+            return
         if not self.console.is_terminal:
             return
         if event.stage == "answer":  # the text streams in --stream; here, how fast it comes

@@ -56,6 +56,10 @@ COMMANDS: tuple[Command, ...] = (
             "A pinned item is never pushed out, expired or dropped for budget", panes=MEMORY),
     Command("evict", "x", "evict", "screen", "evict", "Evict memory item",
             "Drop the selected working-memory item before the next step", panes=MEMORY),
+    Command("promote", "P", "promote_memory", "screen", "promote", "Promote to project memory",
+            "The selected note or decision becomes project memory: every task of this "
+            "workspace sees it (e edits and x removes an entry there)", footer=False,
+            panes=MEMORY),
     Command("note", "n", "add_note", "screen", "note", "Add a note",
             "Add an operator note the agent sees from the next step on"),
     Command("edit", "e", "edit_memory", "screen", "edit", "Edit memory item",
@@ -183,6 +187,7 @@ WRITING = frozenset(
         "edit_memory",
         "set_limits",
         "choose_model",
+        "promote_memory",
     }
 )
 # Commands that change working memory: one rule says when they may (api.memory_frozen).
@@ -223,8 +228,8 @@ def applies(action: str, now: Situation) -> bool:
         return now.escalated and not now.busy
     if action in MEMORY_CHANGES and now.finished:
         return False
-    if action in ("toggle_pin", "evict", "edit_memory"):
-        return idle and now.memory_selected
+    if action in ("toggle_pin", "evict", "edit_memory", "promote_memory"):
+        return idle and now.memory_selected  # promoting from a finished task is allowed
     if action in ("add_note", "set_limits"):
         return idle and not now.finished
     if action == "choose_model":
@@ -270,7 +275,7 @@ def why_not(action: str, now: Situation) -> str:
         return "no question is waiting for an answer"
     if now.busy or now.running:
         return "a step is in flight: wait until it is recorded (space pauses a run)"
-    if action in ("toggle_pin", "evict", "edit_memory"):
+    if action in ("toggle_pin", "evict", "edit_memory", "promote_memory"):
         return "select a working-memory item first (2 shows the memory pane)"
     if action == "open_detail":
         return "select a context section, memory item, check or log row first"

@@ -202,7 +202,11 @@ class StatusHeader(Static):
             # the project's own Python; forgetui's is said in help, not on every screen
             parts.append(Part(Content(f"python {environment.short}"), 5))
         if snapshot.model:
-            parts.append(Part(Content(f"model {model_label(snapshot.model)}"), 5))
+            model = f"model {model_label(snapshot.model)}"
+            # what the server's probe changed (merged system, tools off, its window)
+            tagged = f"{model} ({snapshot.server_tag})" if snapshot.server_tag else model
+            short = Content(model) if snapshot.server_tag else None
+            parts.append(Part(Content(tagged), 5, short=short))
         parts.append(Part(Content(f"${snapshot.cost:.4f}"), 6))
         # the sparkline only where every other part still fits beside it (the brand gives way)
         whole = Content.assemble(" ", SEPARATOR.join(part.content for part in parts))

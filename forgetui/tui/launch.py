@@ -8,7 +8,9 @@ other directories are listed only when named: a directory of projects is not a t
 else a fresh copy of the hello_world sample.
 
 Textual is imported only once a terminal is known to be there: without one the app would spin
-forever, so `launch` refuses first, before any run copy is made."""
+forever, so `launch` refuses first, before any run copy is made. Then, still before Textual, it
+starts the child that counts the workbench's first view (first_view.py): the two load side by
+side, and the view is complete soon after the first paint."""
 
 from __future__ import annotations
 
@@ -75,11 +77,15 @@ def require_terminal() -> None:
             )
 
 
-def make_app(settings: Settings, task: Path, themes: ThemeSet) -> ForgeApp:
-    """The factory: everything the app needs is passed in, so tests build it the same way."""
+def make_app(
+    settings: Settings, task: Path, themes: ThemeSet,
+    parts: tuple[TaskReader, Session] | None = None,
+) -> ForgeApp:  # fmt: skip
+    """The factory: everything the app needs is passed in, so tests build it the same way
+    (`parts`: the task's reader and writer, when the launcher built them before Textual)."""
     from forgetui.tui.app import ForgeApp
 
-    reader, session = workbench_parts(settings, task)
+    reader, session = parts or workbench_parts(settings, task)
     return ForgeApp(settings, themes, reader, session, open_task=partial(workbench_parts, settings))
 
 
@@ -142,32 +148,44 @@ def launch(
         api.open_task(tasks[0])  # a broken task fails here, whatever the terminal
     require_terminal()
 
-    from forgetui.paths import data_dir
     from forgetui.tui.config import load_settings
-    from forgetui.tui.themes import FALLBACK_THEME, ThemeSet, load_themes
+    from forgetui.tui.first_view import FirstView
 
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
 
     settings = load_settings(
         {"model": model, "api_base": api_base, "theme": theme, "model_flags": model_options or None}
     )
-    try:
-        themes = load_themes(data_dir("themes"))
-    except FileNotFoundError as exc:
-        themes = ThemeSet((FALLBACK_THEME,), (str(exc),))
     if tasks is not None and len(tasks) > 1:
         place = api.runs_root() if runs else Path(path or Path.cwd())
-        result = make_list_app(settings, place, themes).run()
+        result = make_list_app(settings, place, _themes()).run()
         return result if isinstance(result, int) else 0
     task = tasks[0] if tasks is not None else resolve_task(path)
     run_dir = api.open_task(task).workspace if is_sample else None
-    app = make_app(settings, task, themes)
+    reader, session = workbench_parts(settings, task)
+    # before Textual's import: the child counts the first view meanwhile, on the other core
+    reader.first_view = FirstView.start(
+        reader.path, reader.model, reader.api_base, reader.model_overrides
+    )
     try:
+        app = make_app(settings, task, _themes(), (reader, session))
         with api.shown_in_workbench(task):  # `runs --prune` leaves it alone meanwhile
             result = app.run()
     finally:
+        reader.close()
         if run_dir is not None:  # a sample's copy sits in runs/, where nobody would look
             sys.stderr.write(
                 f"forgetui: this run's copy is at {run_dir} (`forgetui runs` lists them)\n"
             )
     return result if isinstance(result, int) else 0
+
+
+def _themes() -> ThemeSet:
+    """The bundled themes (importing Textual), or the fallback and why."""
+    from forgetui.paths import data_dir
+    from forgetui.tui.themes import FALLBACK_THEME, ThemeSet, load_themes
+
+    try:
+        return load_themes(data_dir("themes"))
+    except FileNotFoundError as exc:
+        return ThemeSet((FALLBACK_THEME,), (str(exc),))

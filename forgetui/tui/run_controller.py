@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from forgetui.engine.api import FINISHED, human_prompt
+from forgetui.tui import heap
 from forgetui.tui.answer_line import AnswerLine
 from forgetui.tui.answer_stream import StreamedAnswer
 from forgetui.tui.commands import Situation
@@ -42,6 +43,7 @@ from forgetui.tui.messages import (
     StepRecorded,
     StepStarted,
 )
+from forgetui.tui.paced import PacedRepaint
 from forgetui.tui.panes.action_log import ActionLogPane, LogView
 from forgetui.tui.session import AWAITS_SCREEN, Session
 from forgetui.tui.snapshot import TaskSnapshot
@@ -94,12 +96,12 @@ class RunController:
         self.step_in_flight: int | None = None
         self.stage = ""
         self._step_started = 0.0
-        self._stage_shown = 0.0
         self._awaiting_human = False  # the human model's prompt is open
         self._continue_at: int | None = None  # running: the step to start once this one shows
         self._quit_after_step = False
         self._intent_shown = threading.Event()  # the step in flight's intent is on screen
-        self._stage_timer: Timer | None = None
+        # the header's state: at most every STAGE_REPAINT seconds while steps run
+        self._header = PacedRepaint(screen, self.show_activity, STAGE_REPAINT)
         self.answer = StreamedAnswer(screen, session, ticking=settings.clock)
         self._clock: Timer | None = None
 
@@ -124,7 +126,12 @@ class RunController:
         self._screen.query_one(AnswerLine).tick()
 
     def _show_changed(self) -> None:
-        self.show_activity()
+        """While a run goes on, the header follows at most every STAGE_REPAINT seconds, as the
+        stages do: a frame for it at each step's start and end would leave keys waiting."""
+        if self.running:
+            self._header.soon()
+        else:
+            self.show_activity()
         self._host.sync_bindings()
 
     # -- starting steps -------------------------------------------------------------------------
@@ -135,6 +142,7 @@ class RunController:
         after_paint(self._screen, partial(self._continue_shown, snapshot))
 
     def _continue_shown(self, snapshot: TaskSnapshot) -> None:
+        heap.settle_once(complete=not snapshot.loading)
         if self._continue_at is not None and snapshot.step >= self._continue_at - 1:
             number, self._continue_at = self._continue_at, None
             if self.running and self.step_in_flight is None:
@@ -245,7 +253,7 @@ class RunController:
         match message:
             case StepStarted(step=step):
                 self.step_in_flight = step
-                self._show_stage_soon()
+                self._header.soon()
                 self._log().set_pending(step)
             case StepProgress(event=event):
                 self._step_progress(event)
@@ -269,13 +277,15 @@ class RunController:
         """Stages of fast steps flash by: the header repaints at most every STAGE_REPAINT
         seconds. The answer's events repaint only the answer (the header once, when it starts,
         and the footer: the step key stops it)."""
+        if event.stage == "alert":  # the context crossed 90% of its cap (said once)
+            return self._notify(event.detail, title="Context", severity="warning")
         if event.stage == ANSWER:
             first = self.stage != ANSWER
             self.stage = ANSWER
             self.answer.show(event, first)
             if first:
-                self._stage_shown = time.monotonic()
-                self._show_changed()
+                self._header.now()
+                self._host.sync_bindings()
             return
         if self.stage == ANSWER:
             self.answer.ended()
@@ -283,24 +293,7 @@ class RunController:
         if event.stage == AWAITS_SCREEN:  # the intent is in the log: on screen, then it runs
             self._host.loader.show_new_records(self._intent_shown.set)
         self.stage = event.stage
-        self._show_stage_soon()
-
-    def _show_stage_soon(self) -> None:
-        """The header at most every STAGE_REPAINT seconds for a step's stages: fast steps go
-        through several in one frame's time, and a frame for each would leave keys waiting.
-        Now if the last repaint is that old, else once it is (a slow stage shows in time)."""
-        if self._stage_timer is not None:
-            return  # a repaint is due: it shows the stage as it is then
-        wait = self._stage_shown + STAGE_REPAINT - time.monotonic()
-        if wait <= 0:
-            self._stage_due()
-        else:
-            self._stage_timer = self._screen.set_timer(wait, self._stage_due)
-
-    def _stage_due(self) -> None:
-        self._stage_timer = None
-        self._stage_shown = time.monotonic()
-        self.show_activity()
+        self._header.soon()
 
     def can_stop_answer(self) -> bool:
         return self.step_in_flight is not None and self.stage == ANSWER and not self.answer.stopping

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forgetui.engine import api
 from forgetui.engine.api import (
@@ -38,11 +38,16 @@ from forgetui.tui.task_views import (
     meter_level,
 )
 
+if TYPE_CHECKING:
+    from forgetui.tui.first_view import FirstView
+
 TAIL_ROWS = 64  # log rows sent with every snapshot: the pane's usual window
 # the sent-vs-naive series: the log records one view reads on (a long log is caught up over
 # several views), and the steps it carries
 SERIES_RECORDS = 400
 SERIES_STEPS = 16
+# how long the first load waits for the launcher's child before putting up the frame itself
+FIRST_VIEW_WAIT_S = 1.0
 
 
 def _what_check_runs(check: Check) -> str:
@@ -129,10 +134,29 @@ class TaskReader:
         self.api_base = api_base
         self.model_overrides = dict(model_overrides or {})
         self._lock = threading.Lock()
+        # a child counting the first snapshot while this process starts (the launcher's)
+        self.first_view: FirstView | None = None
 
     @property
     def path(self) -> Path:
         return self.folder.path
+
+    def first_snapshot(self, show_frame: Callable[[TaskSnapshot], None]) -> TaskSnapshot:
+        """The first load: the child's snapshot if it comes soon (one paint of the whole view,
+        nothing read or imported here meanwhile); else the frame (the task's files read in
+        milliseconds), then the child's snapshot or one counted here."""
+        early = self.first_view
+        if early is None or not early.ready(FIRST_VIEW_WAIT_S):
+            show_frame(self.frame())
+        counted = early.take(self.path) if early is not None else None
+        return counted if counted is not None else self.snapshot()
+
+    def close(self) -> None:
+        """Stop a child still counting the first view (the app quit before it answered) and
+        reap it."""
+        early, self.first_view = self.first_view, None
+        if early is not None:
+            early.close()
 
     def reopen(self) -> None:
         """Read task.yaml again (the operator accepted a change to it)."""
@@ -162,6 +186,11 @@ class TaskReader:
             context=context,
             context_error=context_error,
             model_problem=api.model_problem(frame.model, folder.path),
+            server_tag=api.server_tag(
+                frame.model,
+                self.api_base,
+                folder.spec.model_options.with_overrides(**self.model_overrides),
+            ),
             sandbox=_sandbox(),
             environment=_environment(folder),
             token_series=tuple(series[-SERIES_STEPS:]) if complete else (),
@@ -224,6 +253,8 @@ class TaskReader:
 
     def _preview(self, state: TaskState, memory: WorkingMemory) -> ContextView:
         options = self.folder.spec.model_options.with_overrides(**self.model_overrides)
+        model = self.model or self.folder.spec.model  # the probed server's findings, as a step
+        options = api.server_options(model, self.api_base, options)
         ctx = api.preview_context(
             self.folder, self.model, state, memory, api_base=self.api_base, options=options
         )

@@ -7,6 +7,7 @@ text whose height stays the same needs only its own repaint."""
 from __future__ import annotations
 
 from textual.content import Content
+from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -30,3 +31,19 @@ def set_subtitle(widget: Widget, subtitle: Content) -> None:
     pane's whole widget is every child in it."""
     if widget.border_subtitle != subtitle.markup:
         widget.border_subtitle = subtitle
+
+
+def set_subtitle_line(widget: Widget, subtitle: Content) -> None:
+    """Set a border subtitle repainting only the border line it is on: a pane whose subtitle
+    counts what it holds (the action log's rows and records) changes it at every record, and
+    a whole pane's repaint each time redraws every line of it. Where Textual keeps the subtitle
+    elsewhere, or the widget has no room for a border line, the subtitle is set as usual."""
+    if widget.border_subtitle == subtitle.markup:
+        return
+    width, height = widget.outer_size
+    if height < 2 or not isinstance(getattr(widget, "_border_subtitle", None), Content):
+        widget.border_subtitle = subtitle
+        return
+    widget._border_subtitle = subtitle  # what the property keeps, without its whole repaint
+    left, top = widget.content_offset
+    widget.refresh(Region(-left, height - 1 - top, width, 1))  # relative to the content

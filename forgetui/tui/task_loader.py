@@ -29,7 +29,7 @@ from forgetui.tui.messages import (
     TaskFilesChanged,
 )
 from forgetui.tui.panes.action_log import ActionLogPane, LogView
-from forgetui.tui.snapshot import TaskReader
+from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 from forgetui.tui.workers import after_paint, in_thread
 
 WATCHED_FILES = frozenset({"state.yaml", "working_memory.yaml", "actions.yaml", "lock"})
@@ -79,6 +79,15 @@ class TaskLoader:
 
     # -- the snapshot ---------------------------------------------------------------------------
 
+    def start(self) -> None:
+        """The first load: at once when the launcher's child counts the view (the worker waits
+        on its answer, which costs the first paint nothing), else once the screen is painted
+        (the frame first)."""
+        if self._reader.first_view is not None:
+            self.request()
+        else:
+            self._screen.call_after_refresh(self.request)
+
     def request(self, urgent: bool = False) -> None:
         """Reload the task's views. An urgent one (our own step was recorded) skips the
         spacing: the run waits for it, so the screen is never more than a step behind."""
@@ -108,15 +117,21 @@ class TaskLoader:
         self.request()
 
     def _load_snapshot(self) -> None:
-        """The first load puts the frame up first: the task's files read in milliseconds, but
-        counting tokens needs tiktoken's tables, which take longer to load than the app."""
+        """The first load puts the frame up first, unless the launcher's child has counted the
+        whole view already: counting tokens needs the compiler and tiktoken's tables, which
+        take longer to load than the app."""
         try:
-            if not self._framed:
+            if self._framed:
+                snapshot = self._reader.snapshot()
+            else:
                 self._framed = True
-                self._screen.post_message(SnapshotLoaded(self._reader.frame()))
-            self._screen.post_message(SnapshotLoaded(self._reader.snapshot()))
+                snapshot = self._reader.first_snapshot(self._show_frame)
+            self._screen.post_message(SnapshotLoaded(snapshot))
         except ForgeError as exc:
             self._screen.post_message(SnapshotFailed(exc.message))
+
+    def _show_frame(self, frame: TaskSnapshot) -> None:
+        self._screen.post_message(SnapshotLoaded(frame))
 
     def loaded(self, frame: bool = False) -> None:
         """A load ended (read or not): the one asked for meanwhile starts. Not a `frame`: the

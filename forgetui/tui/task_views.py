@@ -119,6 +119,7 @@ class TaskSnapshot:
     recent: tuple[LogRow, ...] = field(default_factory=tuple)
     model: str = ""  # the model steps run with: the override, else the task's, else replay
     model_problem: str | None = None  # why the model cannot run a step here (no replay script)
+    server_tag: str = ""  # what the server's probed findings change for this model ("" none)
     task_change: TaskChange | None = None  # task.yaml edited since accepted: no step runs
     sandbox: SandboxMode | None = None  # what agent commands run in (None: not known yet)
     environment: api.ProjectEnvironment | None = None  # the Python commands run with

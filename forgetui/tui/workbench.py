@@ -50,7 +50,6 @@ from forgetui.tui.messages import (
     TaskFilesChanged,
 )
 from forgetui.tui.navigation import NavigableScreen
-from forgetui.tui.operator_commands import OperatorCommands
 from forgetui.tui.panes.action_log import (
     ActionLogPane,
     LogCursorRested,
@@ -64,6 +63,7 @@ from forgetui.tui.panes.memory import MemoryList, MemoryPane
 from forgetui.tui.panes.tabs import PaneTabs
 from forgetui.tui.panes.task_frame import TaskFramePane
 from forgetui.tui.panes.verification import VerificationPane
+from forgetui.tui.project_commands import MemoryCommands, ProjectMemoryKeys
 from forgetui.tui.question_banner import QuestionBanner
 from forgetui.tui.run_controller import RunController
 from forgetui.tui.session import Session
@@ -73,7 +73,7 @@ from forgetui.tui.task_loader import TaskLoader
 SCREEN_ACTIONS = tuple(command.action for command in commands_in("screen"))
 
 
-class WorkbenchScreen(NavigableScreen):
+class WorkbenchScreen(ProjectMemoryKeys, NavigableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [STOP_BINDING, *bindings("screen")]
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
@@ -86,7 +86,7 @@ class WorkbenchScreen(NavigableScreen):
         self.snapshot: TaskSnapshot | None = None
         self._applies_state: tuple[bool, ...] = ()
         self.run_control = RunController(self, self, session, settings)
-        self.operator = OperatorCommands(self, self, reader, session)
+        self.operator = MemoryCommands(self, self, reader, session)
         self.browser = HistoryBrowser(self, self, reader)
         self.arranger = PaneArranger(self, lambda: self.snapshot)
         self.loader = TaskLoader(self, reader, lambda: self.running, self.sync_bindings)
@@ -124,8 +124,7 @@ class WorkbenchScreen(NavigableScreen):
 
     def on_mount(self) -> None:
         self.run_control.show_activity()
-        # Paint the frame first; the first load (tiktoken's tables among it) comes after.
-        self.call_after_refresh(self.request_reload)
+        self.loader.start()
         if self.settings.watch:
             self.loader.watch()
         if self.settings.clock:

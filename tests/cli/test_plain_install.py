@@ -72,4 +72,4 @@ def test_every_sample_finishes_from_the_plain_install(cli, tmp_path: Path) -> No
         final = result.json_lines()[-1]
         finished[sample] = (final["status"], final["verification"]["ready_for_completion"])
     assert finished == {sample: ("complete", True) for sample in finished}
-    assert len(finished) == 5
+    assert len(finished) == 6

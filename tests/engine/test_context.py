@@ -19,7 +19,15 @@ from forgetui.engine.context import (
 )
 from forgetui.engine.folder.memory import MemoryItem, WorkingMemory
 from forgetui.engine.folder.records import ResultRecord
-from forgetui.engine.folder.task_spec import SECTION_NAMES, Plan, PlanTask, Subtask, TaskSpec
+from forgetui.engine.folder.task_spec import (
+    DEFAULT_BUDGETS,
+    SECTION_NAMES,
+    TYPE_BUDGETS,
+    Plan,
+    PlanTask,
+    Subtask,
+    TaskSpec,
+)
 from forgetui.engine.folder.task_state import (
     CheckResult,
     CommandRun,
@@ -58,7 +66,12 @@ def make_spec(**overrides: Any) -> TaskSpec:
                 "must_not_match": "@click.command\\(\\)",
             },
         ],
+        # the budgets these tests were written for, under a cap the usage tiers never reach:
+        # they are about fitting budgets (tiers: test_usage_tiers.py)
+        "limits": {"max_tokens": 17000, "token_budget": dict(DEFAULT_BUDGETS)},
     }
+    if "limits" in overrides:  # a test's own limits, under the same cap unless they set one
+        overrides["limits"] = {"max_tokens": 17000, **overrides["limits"]}
     fields.update(overrides)
     return TaskSpec(**fields)
 
@@ -181,16 +194,11 @@ def test_yaml_user_message_has_a_key_per_section(workspace: Path) -> None:
     assert state["check_definition"]["must_not_match"] == "@click.command\\(\\)"
     assert state["target_files"][0]["path"] == TARGET
     assert "   4| @click.command()" in state["target_files"][0]["excerpt"]
-    assert state["memory"] == [
-        {
-            "ref": "note@5",
-            "type": "note",
-            "pinned": False,
-            "content": "the help text style is one sentence",
-        },
-    ]
+    # the ref says the type; `pinned` shows only when it is
+    assert state["memory"] == [{"ref": "note@5", "content": "the help text style is one sentence"}]
     assert state["decisions"] == [{"step": 3, "question": "Short help?", "answer": "Yes."}]
-    assert data["recent_actions"][-1].startswith(f"step 7: edit_file {TARGET} -> success")
+    # the summary names the file: the line says it once
+    assert data["recent_actions"][-1].startswith(f"step 7: edit_file -> success: changed {TARGET}")
     assert data["recent_actions"][-1].endswith("| error: boom")
     assert data["verification_status"]["ready_for_completion"] is False
     assert any(line.startswith("edit_file(path, old, new)") for line in data["available_actions"])
@@ -218,8 +226,8 @@ def test_xml_rendering_uses_tags(workspace: Path) -> None:
     ):
         if tag != "<decisions":
             assert tag in user
-    assert '<item ref="note@5" type="note" pinned="false">keep the help short</item>' in user
-    assert '<item ref="full_file:b.py" type="loaded_context" pinned="false"' in user
+    assert '<item ref="note@5">keep the help short</item>' in user
+    assert '<item ref="full_file:b.py">' in user
     assert f'<file path="{TARGET}" lines="6">\n   1| import click' in user
     assert ctx.messages[0]["content"].startswith("<role>")
     assert '<context format="xml">' in ctx.messages[0]["content"]
@@ -527,6 +535,33 @@ def test_unpinned_items_are_dropped_oldest_first_with_a_line(workspace: Path) ->
     assert_within_budgets(ctx, inputs)
 
 
+def test_the_file_just_read_stays_whole_while_older_results_collapse(workspace: Path) -> None:
+    """What the agent read at the step just taken is what its next step works from: when
+    current_state runs over, older tool results go to one line first, and the newest keeps
+    every line until nothing else is left to give."""
+    read = "".join(f"def handler_{i}(event):  # line {i}\n" for i in range(1, 121))
+    items = [
+        MemoryItem(type="action_result", step=step,
+                   content={"action": "read_file", "result": "success", "output": read})
+        for step in (5, 6, 7)
+    ]  # fmt: skip
+    spec = make_spec(limits={"token_budget": {"current_state": 2600}})
+    ctx = compile_context(make_inputs(workspace, spec=spec, state=make_state(step=7), items=items))
+    state = ctx.section("current_state")
+    assert "tool results collapsed to one line" in state.compressions
+    assert "the newest tool result compressed too" not in state.compressions
+    assert "def handler_120(event):  # line 120" in state.text  # step 7's read, every line
+    assert state.text.count("def handler_60(event)") == 1  # steps 5 and 6: one line each
+    assert_within_budgets(ctx, make_inputs(workspace, spec=spec, items=items))
+
+    squeezed = make_spec(limits={"token_budget": {"current_state": 700}})
+    ctx = compile_context(
+        make_inputs(workspace, spec=squeezed, state=make_state(step=7), items=items)
+    )
+    assert "the newest tool result compressed too" in ctx.section("current_state").compressions
+    assert ctx.section("current_state").tokens <= 700
+
+
 def test_compression_follows_the_table_order(workspace: Path) -> None:
     (workspace / TARGET).write_text(big_source(800), "utf-8")
     items = [
@@ -638,7 +673,7 @@ def test_per_task_budget_overrides(workspace: Path) -> None:
     assert ctx.section("current_state").budget == 700
     assert ctx.section("available_actions").budget == 60
     assert "descriptions dropped" in ctx.section("available_actions").compressions
-    assert ctx.section("task_frame").budget == 500
+    assert ctx.section("task_frame").budget == TYPE_BUDGETS["fix_violation"]["task_frame"]
     assert_within_budgets(ctx, inputs)
 
 

@@ -28,7 +28,7 @@ NAVIGATION = {"zoom", "show_pane", "filter_log", "goto_step", "open_inbox"}  # l
             Situation(step=3, escalated=True, memory_selected=True),
             {
                 "answer", "toggle_pin", "evict", "edit_memory", "add_note", "set_limits",
-                "earlier_context", "choose_model",
+                "earlier_context", "choose_model", "promote_memory",
             },
         ),
         # finished: nothing that steps or notes
@@ -37,7 +37,7 @@ NAVIGATION = {"zoom", "show_pane", "filter_log", "goto_step", "open_inbox"}  # l
         (
             Situation(step=5, finished=True, status="complete", memory_selected=True,
                       detail_target=True),
-            {"earlier_context", "open_detail"},
+            {"earlier_context", "open_detail", "promote_memory"},  # a lesson outlives it
         ),
         # another process writes the task: read only
         (
@@ -56,6 +56,7 @@ NAVIGATION = {"zoom", "show_pane", "filter_log", "goto_step", "open_inbox"}  # l
             {
                 "run_pause", "single_step", "add_note", "set_limits", "earlier_context",
                 "toggle_pin", "evict", "edit_memory", "open_detail", "choose_model",
+                "promote_memory",
             },
         ),
     ],

@@ -56,12 +56,12 @@ async def test_each_departure_shows_its_reason_and_rule(
             "action_result@6 pushed it out",
             " - action_result@4  left (pushed out) · memory holds at most 4 items: "
             "note@6 pushed it out",
-            f" - action_result@5  left (dropped for budget) · {DROPPED}",
+            f" - note@5  left (dropped for budget) · {DROPPED}",
             " ⇣ current_state  compressed: file content: first and last lines kept; tool "
             "results collapsed to one line; errors and long texts cut to 500 characters; lists "
             "capped at 2 items; workspace tree dropped; 1 memory item omitted",
         ]
-        assert "current_state       ██████████░░    307 / 370 ⇣" in screen_text(app)
+        assert "current_state       ███████████░    229 / 240 ⇣" in screen_text(app)
 
         await press(pilot, "left_square_bracket", "left_square_bracket")
         assert diff_lines(pane)[1:] == [
@@ -88,7 +88,7 @@ async def test_the_step_detail_lists_what_its_context_left_out(
         await press(pilot, "right", "right")  # the context as sent
         text = screen_text(app)
         assert "left out of this context" in text
-        assert "action_result@5: dropped for budget · current_state over its 370-token" in text
+        assert "note@5: dropped for budget · current_state over its 240-token" in text
         assert "compressed to fit" in text
         assert "current_state: file content: first and last lines kept; tool results" in text
 

@@ -49,7 +49,7 @@ async def test_meters_match_the_engine_preview_and_warn_near_budget(
         assert task_frame.query_one(Meter).has_class("-warn")
         system = app.workbench.query_one("#section-system_prompt", ContextSection)
         assert system.query_one(Meter).has_class("-ok")
-        assert f"total {expected.total_tokens:,} / 8,000 tokens" in text
+        assert f"total {expected.total_tokens:,} of 8,000 tokens" in text
 
 
 async def context_as_sent(app: ForgeApp, pilot: Any) -> None:
@@ -74,7 +74,7 @@ async def test_earlier_steps_show_the_context_as_sent_and_what_changed(
         assert "+ note@2  entered (operator)" in text
         assert "user message" in text
         saved = TaskFolder.open(app.reader.path).load_saved_context(3)
-        assert f"total {saved['total_tokens']:,} / 8,000" in text
+        assert f"total {saved['total_tokens']:,} of 8,000" in text
 
         await press(pilot, "left_square_bracket")
         assert "as sent at step 2" in screen_text(app)

@@ -27,10 +27,10 @@ WIDE = (160, 48)
 
 @pytest.fixture
 def tight_long_run(tmp_path: Path) -> Path:
-    """long_run after 10 steps with its cap at 2,600 tokens: the next context fills 88% of it
-    (warn), current_state 79% of its budget (the pressure)."""
+    """long_run after 10 steps with its cap at 1,850 tokens: the next context fills 89% of it
+    (warn, the usage tiers acting), current_state 78% of its budget (the pressure)."""
     sample = custom_sample(
-        tmp_path, "long_run", "tight_long_run", task={"limits": {"max_tokens": 2600}}
+        tmp_path, "long_run", "tight_long_run", task={"limits": {"max_tokens": 1850}}
     )
     folder = init_sample(str(sample), into=tmp_path / "run")
     assert run(folder.path, max_steps=10).exit_code == 0
@@ -55,7 +55,7 @@ async def test_health_and_the_meter_in_the_header(
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         line = header_line(app)
-        assert "│ context 2,289/2,600 88% warn · current_state 79% │" in line, line
+        assert "│ context 1,654/1,850 89% warn · current_state 78% │" in line, line
         last = steps[-1]
         assert "naive " in line and f" {last['naive'] / 1000:.1f}K sent " in line
         assert line.rstrip().endswith(f" {last['sent'] / 1000:.1f}K")
@@ -69,7 +69,7 @@ async def test_health_and_the_meter_in_the_header(
         await settle(pilot)
         narrow = header_line(app)
         # at 80 columns the health stays whole; phase, model, cost and the meter give way
-        assert narrow.rstrip().endswith("context 2,289/2,600 88% warn · current_state 79%")
+        assert narrow.rstrip().endswith("context 1,654/1,850 89% warn · current_state 78%")
         assert "phase" not in narrow and "naive" not in narrow
 
 
@@ -82,7 +82,7 @@ async def test_a_healthy_context_reads_as_before_and_few_steps_show_no_trend(
         await pilot.press("s")
         await settle(pilot)
         line = header_line(app)
-        assert "context 1,176/8,000 tok │" in line and "%" not in line
+        assert "context 1,054/8,000 tok │" in line and "%" not in line
         assert "naive" not in line  # one step is no trend
 
 

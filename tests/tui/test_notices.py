@@ -17,12 +17,12 @@ from forgetui.tui import notice_log
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals import message_history
 from forgetui.tui.modals.help import HelpScreen
-from forgetui.tui.modals.inbox import InboxScreen
 from forgetui.tui.modals.message_history import MessageHistoryScreen
 from forgetui.tui.modals.rewind import ForkPrompt
 from forgetui.tui.notice_log import Notice
 from forgetui.tui.notices import KEPT_S
 from forgetui.tui.panes.action_log import LogView
+from forgetui.tui.project_commands import ProjectInboxScreen
 
 from .conftest import SIZE, press, screen_text, settle
 
@@ -120,7 +120,7 @@ async def test_a_fork_s_new_workspace_stays_on_screen_until_closed(
         assert app.clipboard == forked[0].message
 
 
-@pytest.mark.parametrize("key, modal", [("i", InboxScreen), ("question_mark", HelpScreen)])
+@pytest.mark.parametrize("key, modal", [("i", ProjectInboxScreen), ("question_mark", HelpScreen)])
 async def test_a_toast_moves_to_the_modal_on_top_and_expires_there(
     workbench: Callable[..., ForgeApp], key: str, modal: type[Any]
 ) -> None:

@@ -88,7 +88,7 @@ async def test_the_tool_schemas_are_a_line_under_available_actions(
         assert not section.has_class("-over-budget")  # its budget is for its own text
         text = screen_text(app)
         assert f"+ {expected.tool_tokens:,} tool schemas" in text
-        assert f"total {expected.request_tokens:,} / 8,000 tokens" in text
+        assert f"total {expected.request_tokens:,} of 8,000 tokens" in text
 
     plain = workbench(sample, model="replay")
     async with plain.run_test(size=SIZE) as pilot:

@@ -15,6 +15,7 @@ from forgetui.cli.commands import (
     log,
     memory,
     new,
+    project_memory,
     repair,
     rerun,
     rewind,
@@ -49,4 +50,5 @@ COMMANDS = (
     stats,
     limits,
     memory,
+    project_memory,
 )

@@ -68,6 +68,8 @@ def print_context(ctx: CompiledContext) -> None:
         console().rule(message["role"])
         console().print(message["content"], markup=False)
     console().print(grid)
+    share = ctx.request_tokens * 100 // max(ctx.max_tokens, 1)
+    console().print(f"total {ctx.request_tokens:,} of {ctx.max_tokens:,} tokens ({share}%)")
     for section in ctx.sections:  # what each section gave up to fit its budget
         if section.compressions:
             notes = "; ".join(section.compressions)

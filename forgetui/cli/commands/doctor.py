@@ -46,10 +46,13 @@ def handle(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         on_probe=None if args.json else print_doctor_probe,
     )
+    kept = api.remember(report)  # what later runs against this server apply
     if args.json:
-        print_json(report.to_json())
+        print_json({**report.to_json(), "kept": kept or None})
     else:
         print_doctor_report(report)
+        if kept:
+            _doctor_line("runs", kept)
     return report.exit_code
 
 

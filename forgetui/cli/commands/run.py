@@ -13,7 +13,7 @@ from forgetui.cli.args import (
     model_name,
     task_path,
 )
-from forgetui.cli.run_output import run_output
+from forgetui.cli.run_output import print_server_line, run_output
 from forgetui.engine import api
 
 if TYPE_CHECKING:
@@ -51,13 +51,22 @@ def handle(args: argparse.Namespace) -> int:
     )
     for notice in settings.notices:
         sys.stderr.write(f"forgetui: {notice}\n")
-    own = api.open_task(args.task).spec.model_options.model_fields_set
+    spec = api.open_task(args.task).spec
+    own = spec.model_options.model_fields_set
+    bounds = model_overrides(settings, own)
     out = run_output(as_json=args.json, stream=args.stream)
+    # the server probed (or its findings read) before the run, so its line comes first
+    options = spec.model_options.with_overrides(**bounds)
+    found = api.server_findings(
+        settings.model or spec.model or "replay", settings.api_base, timeout_s=options.timeout_s
+    )
+    if found is not None:
+        print_server_line(found.line(options))
     outcome = api.run(
         Path(args.task),
         model=settings.model,
         api_base=settings.api_base,
-        bounds=model_overrides(settings, own) or None,
+        bounds=bounds or None,
         max_steps=args.max_steps,
         until=args.until,
         on_interrupt=args.on_interrupt,

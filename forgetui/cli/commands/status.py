@@ -46,6 +46,12 @@ def print_status(info: dict[str, Any]) -> None:
         mark = "[green]pass[/]" if check["passing"] else "[red]fail[/]"
         console().print(f"  {mark} {name}: {check['details']}", markup=True)
     console().print(f"  ready for completion: {verification['ready_for_completion']}")
+    health = info.get("health")
+    if health:  # the last context sent, against the cap it was held under
+        console().print(
+            f"  context: {health['total']:,} of {health['cap']:,} tokens "
+            f"({int(health['percent'])}% {health['level']}, step {health['step']} as sent)"
+        )
     environment = info.get("environment")
     if environment:
         console().print(f"  python: {environment['python']} ({environment['label']})", markup=False)

@@ -10,149 +10,206 @@ Locks, file writing and the executor stay inside the engine.
 The rule is held by tests/test_import_contract.py: `forgetui/cli/` and `forgetui/tui/` import
 `forgetui.engine.api` and no other engine module.
 
-What only running steps needs (the executor, the actions, the model layer), the context
-compiler and the history's readers are imported on first use, so `forgetui status` and the
-workbench's first paint do not pay for them."""
+Every name is imported the first time it is asked for (`from forgetui.engine.api import X`
+asks): importing the door costs nothing, and a command or the workbench's first paint loads
+only the engine modules holding the names it uses, not the compiler, the executor or the
+pydantic models of what it never touches. `_WHERE` says where each name lives; the imports
+under TYPE_CHECKING say the same to the type checker."""
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from forgetui.engine.api.files import save_text, save_yaml, yaml_text
-from forgetui.engine.api.reads import (
-    check_output,
-    leaving_context,
-    log_count,
-    log_entries,
-    parse_memory_edit,
-    preview_context,
-    project_environment,
-    saved_context,
-    task_change,
-)
-from forgetui.engine.api.service import TaskService
-from forgetui.engine.api.tasks import (
-    TaskList,
-    create_task,
-    human_prompt,
-    lock_holder,
-    open_task,
-    phases_of,
-    repair_task,
-    tasks_at,
-    unlock_task,
-)
-from forgetui.engine.base.errors import EXIT_OK, ForgeError, first_error
-from forgetui.engine.base.text_diff import TextDiff, more_lines
-from forgetui.engine.base.yamlio import safe_load as load_yaml
-from forgetui.engine.context.health import ContextHealth, context_health
-from forgetui.engine.folder.memory import EditForm, Leaving, WorkingMemory
-from forgetui.engine.folder.model_options import ModelOptions
-from forgetui.engine.folder.seal import TaskChange
-from forgetui.engine.folder.task_folder import CheckOutput, TaskFolder
-from forgetui.engine.folder.task_spec import Check, Plan
-from forgetui.engine.folder.task_state import FINISHED, Escalation, TaskState
-from forgetui.engine.operator.file_diff import FileDiff
-from forgetui.engine.operator.inbox import InboxEntry, escalation_inbox, find_entry
-from forgetui.engine.operator.replies import (
-    TAKEOVER_FORMS,
-    check_answer,
-    modify_answer,
-    parse_limits,
-)
-from forgetui.engine.operator.verbs import (
-    add_note,
-    edit_memory,
-    evict,
-    memory_edit_form,
-    memory_frozen,
-    pin,
-    set_limits,
-)
-from forgetui.engine.operator.views import (
-    IN_FLIGHT,
-    INTERRUPTED,
-    LogRow,
-    MemoryRow,
-    RecordDetail,
-    find_log_rows,
-    log_row_count,
-    log_row_matches,
-    log_row_of_step,
-    log_rows,
-    memory_rows,
-    record_detail,
-    saved_steps,
-)
-from forgetui.engine.sandbox import ProjectEnvironment, SandboxMode, sandbox_mode
-from forgetui.engine.start.overview import TaskOverview
-from forgetui.engine.start.runs import (
-    DEFAULT_KEEP,
-    Pruned,
-    RunCopy,
-    remove_run,
-    run_copies,
-    runs_root,
-    shown_in_workbench,
-    to_prune,
-)
-from forgetui.engine.start.samples import find_sample, init_sample
-from forgetui.engine.step.reports import StepEvent, StepReport
-
 if TYPE_CHECKING:
-    # the compiler and the history's readers load on first use: `status` needs none of them
+    from forgetui.engine.api.files import save_text, save_yaml, yaml_text
+    from forgetui.engine.api.reads import (
+        check_output,
+        leaving_context,
+        log_count,
+        log_entries,
+        parse_memory_edit,
+        preview_context,
+        project_environment,
+        saved_context,
+        task_change,
+    )
+    from forgetui.engine.api.service import TaskService
+    from forgetui.engine.api.tasks import (
+        TaskList,
+        create_task,
+        human_prompt,
+        lock_holder,
+        open_task,
+        phases_of,
+        repair_task,
+        tasks_at,
+        unlock_task,
+    )
+    from forgetui.engine.base.errors import EXIT_OK, ForgeError, first_error
+    from forgetui.engine.base.text_diff import TextDiff, more_lines
+    from forgetui.engine.base.yamlio import safe_load as load_yaml
     from forgetui.engine.context import CompiledContext
+    from forgetui.engine.context.health import ContextHealth, context_health
+    from forgetui.engine.folder.memory import EditForm, Leaving, WorkingMemory
+    from forgetui.engine.folder.model_options import ModelOptions
+    from forgetui.engine.folder.seal import TaskChange
+    from forgetui.engine.folder.task_folder import CheckOutput, TaskFolder
+    from forgetui.engine.folder.task_spec import Check, Plan
+    from forgetui.engine.folder.task_state import FINISHED, Escalation, TaskState
     from forgetui.engine.history.diff import DiffEntry, context_diff, previous_on_branch
     from forgetui.engine.history.replay_export import ReplayExport
     from forgetui.engine.history.rerun import Adoption, RecordedAnswer, Rerun, recorded_answer
-    from forgetui.engine.history.rewind import (
-        RewindConflict,
-        RewindReport,
-        fork_task,
-        rewind_task,
-    )
+    from forgetui.engine.history.rewind import RewindConflict, RewindReport, fork_task, rewind_task
     from forgetui.engine.history.section_diff import SectionDiff, section_diff
     from forgetui.engine.history.stats import StepTokens, stats_rows, token_series
     from forgetui.engine.llm.doctor import DoctorReport, doctor
     from forgetui.engine.llm.doctor_probes import ProbeResult
     from forgetui.engine.llm.factory import model_problem
+    from forgetui.engine.llm.server_findings import (
+        Findings,
+        remember,
+        server_findings,
+        server_options,
+        server_tag,
+    )
+    from forgetui.engine.operator.file_diff import FileDiff
+    from forgetui.engine.operator.inbox import InboxEntry, escalation_inbox, find_entry
+    from forgetui.engine.operator.project_memory import (
+        PROJECT_KINDS,
+        ProjectRow,
+        ProjectView,
+        add_project_entry,
+        edit_project_entry,
+        project_rows,
+        project_view,
+        project_workspace,
+        promote_answer_to_project,
+        promote_to_project,
+        remove_project_entry,
+    )
+    from forgetui.engine.operator.replies import (
+        TAKEOVER_FORMS,
+        check_answer,
+        modify_answer,
+        parse_limits,
+    )
+    from forgetui.engine.operator.verbs import (
+        add_note,
+        edit_memory,
+        evict,
+        memory_edit_form,
+        memory_frozen,
+        pin,
+        set_limits,
+    )
+    from forgetui.engine.operator.views import (
+        IN_FLIGHT,
+        INTERRUPTED,
+        LogRow,
+        MemoryRow,
+        RecordDetail,
+        find_log_rows,
+        log_row_count,
+        log_row_matches,
+        log_row_of_step,
+        log_rows,
+        memory_rows,
+        record_detail,
+        saved_steps,
+    )
+    from forgetui.engine.sandbox import ProjectEnvironment, SandboxMode, sandbox_mode
+    from forgetui.engine.start.overview import TaskOverview
+    from forgetui.engine.start.runs import (
+        DEFAULT_KEEP,
+        Pruned,
+        RunCopy,
+        remove_run,
+        run_copies,
+        runs_root,
+        shown_in_workbench,
+        to_prune,
+    )
+    from forgetui.engine.start.samples import find_sample, init_sample
+    from forgetui.engine.step.reports import StepEvent, StepReport
     from forgetui.engine.step.runner import run
 
-_ON_FIRST_USE = {
-    "CompiledContext": "forgetui.engine.context",
-    "DiffEntry": "forgetui.engine.history.diff",
-    "context_diff": "forgetui.engine.history.diff",
-    "previous_on_branch": "forgetui.engine.history.diff",
-    "SectionDiff": "forgetui.engine.history.section_diff",
-    "section_diff": "forgetui.engine.history.section_diff",
-    "StepTokens": "forgetui.engine.history.stats",
-    "stats_rows": "forgetui.engine.history.stats",
-    "token_series": "forgetui.engine.history.stats",
-    "DoctorReport": "forgetui.engine.llm.doctor",
-    "doctor": "forgetui.engine.llm.doctor",
-    "ProbeResult": "forgetui.engine.llm.doctor_probes",
-    "model_problem": "forgetui.engine.llm.factory",
-    "ReplayExport": "forgetui.engine.history.replay_export",
-    "Adoption": "forgetui.engine.history.rerun",
-    "RecordedAnswer": "forgetui.engine.history.rerun",
-    "Rerun": "forgetui.engine.history.rerun",
-    "recorded_answer": "forgetui.engine.history.rerun",
-    "RewindConflict": "forgetui.engine.history.rewind",
-    "RewindReport": "forgetui.engine.history.rewind",
-    "fork_task": "forgetui.engine.history.rewind",
-    "rewind_task": "forgetui.engine.history.rewind",
-    "run": "forgetui.engine.step.runner",
-}
+# module -> the names it gives the door
+_WHERE: dict[str, tuple[str, ...]] = {
+    "forgetui.engine.api.files": ("save_text", "save_yaml", "yaml_text"),
+    "forgetui.engine.api.reads": (
+        "check_output", "leaving_context", "log_count", "log_entries", "parse_memory_edit",
+        "preview_context", "project_environment", "saved_context", "task_change",
+    ),
+    "forgetui.engine.api.service": ("TaskService",),
+    "forgetui.engine.api.tasks": (
+        "TaskList", "create_task", "human_prompt", "lock_holder", "open_task", "phases_of",
+        "repair_task", "tasks_at", "unlock_task",
+    ),
+    "forgetui.engine.base.errors": ("EXIT_OK", "ForgeError", "first_error"),
+    "forgetui.engine.base.text_diff": ("TextDiff", "more_lines"),
+    "forgetui.engine.base.yamlio": ("load_yaml",),
+    "forgetui.engine.context": ("CompiledContext",),
+    "forgetui.engine.context.health": ("ContextHealth", "context_health"),
+    "forgetui.engine.folder.memory": ("EditForm", "Leaving", "WorkingMemory"),
+    "forgetui.engine.folder.model_options": ("ModelOptions",),
+    "forgetui.engine.folder.seal": ("TaskChange",),
+    "forgetui.engine.folder.task_folder": ("CheckOutput", "TaskFolder"),
+    "forgetui.engine.folder.task_spec": ("Check", "Plan"),
+    "forgetui.engine.folder.task_state": ("Escalation", "FINISHED", "TaskState"),
+    "forgetui.engine.history.diff": ("DiffEntry", "context_diff", "previous_on_branch"),
+    "forgetui.engine.history.replay_export": ("ReplayExport",),
+    "forgetui.engine.history.rerun": ("Adoption", "RecordedAnswer", "Rerun", "recorded_answer"),
+    "forgetui.engine.history.rewind": (
+        "RewindConflict", "RewindReport", "fork_task", "rewind_task",
+    ),
+    "forgetui.engine.history.section_diff": ("SectionDiff", "section_diff"),
+    "forgetui.engine.history.stats": ("StepTokens", "stats_rows", "token_series"),
+    "forgetui.engine.llm.doctor": ("DoctorReport", "doctor"),
+    "forgetui.engine.llm.doctor_probes": ("ProbeResult",),
+    "forgetui.engine.llm.factory": ("model_problem",),
+    "forgetui.engine.llm.server_findings": (
+        "Findings", "remember", "server_findings", "server_options", "server_tag",
+    ),
+    "forgetui.engine.operator.file_diff": ("FileDiff",),
+    "forgetui.engine.operator.inbox": ("InboxEntry", "escalation_inbox", "find_entry"),
+    "forgetui.engine.operator.project_memory": (
+        "PROJECT_KINDS", "ProjectRow", "ProjectView", "add_project_entry", "edit_project_entry",
+        "project_rows", "project_view", "project_workspace", "promote_answer_to_project",
+        "promote_to_project", "remove_project_entry",
+    ),
+    "forgetui.engine.operator.replies": (
+        "TAKEOVER_FORMS", "check_answer", "modify_answer", "parse_limits",
+    ),
+    "forgetui.engine.operator.verbs": (
+        "add_note", "edit_memory", "evict", "memory_edit_form", "memory_frozen", "pin",
+        "set_limits",
+    ),
+    "forgetui.engine.operator.views": (
+        "INTERRUPTED", "IN_FLIGHT", "LogRow", "MemoryRow", "RecordDetail", "find_log_rows",
+        "log_row_count", "log_row_matches", "log_row_of_step", "log_rows", "memory_rows",
+        "record_detail", "saved_steps",
+    ),
+    "forgetui.engine.sandbox": ("ProjectEnvironment", "SandboxMode", "sandbox_mode"),
+    "forgetui.engine.start.overview": ("TaskOverview",),
+    "forgetui.engine.start.runs": (
+        "DEFAULT_KEEP", "Pruned", "RunCopy", "remove_run", "run_copies", "runs_root",
+        "shown_in_workbench", "to_prune",
+    ),
+    "forgetui.engine.start.samples": ("find_sample", "init_sample"),
+    "forgetui.engine.step.reports": ("StepEvent", "StepReport"),
+    "forgetui.engine.step.runner": ("run",),
+}  # fmt: skip
+_RENAMED = {"load_yaml": "safe_load"}  # the door's name -> the module's
+_MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
-    """The names of the stepping side, the compiler and the history's readers, imported the
-    first time one is asked for."""
-    module = _ON_FIRST_USE.get(name)
+    """A name of the door, imported from its module the first time it is asked for."""
+    module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), _RENAMED.get(name, name))
     globals()[name] = value
     return value
 
@@ -163,6 +220,7 @@ __all__ = [
     "FINISHED",
     "INTERRUPTED",
     "IN_FLIGHT",
+    "PROJECT_KINDS",
     "TAKEOVER_FORMS",
     "Adoption",
     "Check",
@@ -174,6 +232,7 @@ __all__ = [
     "EditForm",
     "Escalation",
     "FileDiff",
+    "Findings",
     "ForgeError",
     "InboxEntry",
     "Leaving",
@@ -183,6 +242,8 @@ __all__ = [
     "Plan",
     "ProbeResult",
     "ProjectEnvironment",
+    "ProjectRow",
+    "ProjectView",
     "Pruned",
     "RecordDetail",
     "RecordedAnswer",
@@ -205,6 +266,7 @@ __all__ = [
     "TextDiff",
     "WorkingMemory",
     "add_note",
+    "add_project_entry",
     "check_answer",
     "check_output",
     "context_diff",
@@ -212,6 +274,7 @@ __all__ = [
     "create_task",
     "doctor",
     "edit_memory",
+    "edit_project_entry",
     "escalation_inbox",
     "evict",
     "find_entry",
@@ -244,8 +307,15 @@ __all__ = [
     "preview_context",
     "previous_on_branch",
     "project_environment",
+    "project_rows",
+    "project_view",
+    "project_workspace",
+    "promote_answer_to_project",
+    "promote_to_project",
     "record_detail",
     "recorded_answer",
+    "remember",
+    "remove_project_entry",
     "remove_run",
     "repair_task",
     "rewind_task",
@@ -258,6 +328,9 @@ __all__ = [
     "saved_context",
     "saved_steps",
     "section_diff",
+    "server_findings",
+    "server_options",
+    "server_tag",
     "set_limits",
     "shown_in_workbench",
     "stats_rows",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from forgetui.engine.history.rerun import Adoption, Rerun
     from forgetui.engine.history.rewind import RewindReport
     from forgetui.engine.llm import Model
+    from forgetui.engine.operator.project_memory import ProjectRow
     from forgetui.engine.step.executor import Executor
     from forgetui.engine.step.reports import StepEvent, StepReport
 
@@ -172,6 +173,32 @@ class TaskService:
         with self._lock:
             return promote_answer(self.folder, entry_id)
 
+    # --- project memory: the workspace's, outliving this task ------------------------------------
+
+    def promote_to_project(self, ref: str, kind: str | None = None) -> str:
+        """Working-memory note or decision `ref` as a project memory entry, logged here."""
+        from forgetui.engine.operator.project_memory import promote_to_project
+
+        with self._lock:
+            return promote_to_project(self.folder, ref, kind)
+
+    def promote_answer_to_project(self, entry_id: str, kind: str | None = None) -> str:
+        """The inbox's answer `entry_id` as a project memory entry, logged here."""
+        from forgetui.engine.operator.project_memory import promote_answer_to_project
+
+        with self._lock:
+            return promote_answer_to_project(self.folder, entry_id, kind)
+
+    def edit_project(self, entry_id: str, text: str) -> str:
+        from forgetui.engine.operator.project_memory import edit_project_entry
+
+        return edit_project_entry(self.folder.workspace, entry_id, text)
+
+    def remove_project(self, entry_id: str) -> str:
+        from forgetui.engine.operator.project_memory import remove_project_entry
+
+        return remove_project_entry(self.folder.workspace, entry_id)
+
     def set_limits(self, max_steps: int | None, max_cost: float | None) -> str:
         with self._lock:
             return f"limits set: {verbs.set_limits(self.folder, max_steps, max_cost).answer}"
@@ -232,6 +259,12 @@ class TaskService:
 
     def memory_rows(self) -> list[MemoryRow]:
         return memory_rows(self.folder)
+
+    def project_rows(self) -> list[ProjectRow]:
+        """The workspace's project memory; a file that does not read is left out."""
+        from forgetui.engine.operator.project_memory import project_rows
+
+        return project_rows(self.folder.workspace)
 
     def inbox(self) -> list[InboxEntry]:
         """Every question asked in this task and its answer."""

@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from itertools import islice
 
 from forgetui.engine.base.tokens import TokenCounter, counter_for
 from forgetui.engine.context.current_state import CurrentState, drop_strategy
@@ -37,12 +38,24 @@ from forgetui.engine.context.sections import (
     tool_schema_text,
     verification_variants,
 )
+from forgetui.engine.context.tiers import (
+    ALERT,
+    KEPT_UNPINNED,
+    MORE,
+    OPTIONAL,
+    RECENT_VARIANT,
+    alert_text,
+    floor_of,
+    tier_notes,
+    tier_of,
+)
 from forgetui.engine.folder.memory import Exclusion, WorkingMemory, visible_items
 from forgetui.engine.folder.task_spec import SECTION_NAMES
 from forgetui.engine.sandbox.redact import redact, secrets_of
 
 SECTION_FLOOR = 15  # the smallest budget a section is squeezed to when max_tokens binds
 USABLE_FLOOR = SECTION_FLOOR * len(SECTION_NAMES)  # less room than this is no context at all
+OPTIONAL_NOTE = f"usage tier {OPTIONAL.at}%"  # the note of the tier that drops memory items
 MESSAGE_MARKER = "(redacted ${name})"  # no bracket, colon or angle: the same in YAML and XML
 
 
@@ -107,6 +120,21 @@ def compile_context(inputs: ContextInputs) -> CompiledContext:
         built[name] = section
         used += section.tokens
 
+    # The usage tiers act on what the budgets alone built: the sections they shrink are built
+    # again, each within the budget it had, so the cap holds as it did.
+    tier, percent = tier_of(used, max_tokens), used * 100 / max(max_tokens, 1)
+    if tier:
+        tiered = with_tiers(inputs, state_builder, built, tier, percent, max_tokens, counter)
+        used += sum(tiered[name].tokens - built[name].tokens for name in tiered)
+        built.update(tiered)
+    alert = None
+    previous = inputs.previous_tier
+    if previous is not None and previous < ALERT.at <= tier:
+        alert = alert_text(percent, max_tokens)
+        section = built["current_state"]
+        notes = (*section.compressions, f"operator alerted: {alert}")
+        built["current_state"] = replace(section, compressions=notes)
+
     # The last look before the messages are made: no secret value leaves in them, whichever
     # section took it in (a target file's excerpt, a check's details, an operator's note).
     secrets = secrets_of(os.environ)
@@ -137,7 +165,40 @@ def compile_context(inputs: ContextInputs) -> CompiledContext:
         tool_tokens=tool_tokens,
         window=window,
         window_problem=problem,
+        usage_tier=tier,
+        usage_percent=round(percent, 1),
+        alert=alert,
     )
+
+
+def with_tiers(
+    inputs: ContextInputs,
+    state_builder: CurrentState,
+    built: Mapping[str, Section],
+    tier: int,
+    percent: float,
+    cap: int,
+    counter: TokenCounter,
+) -> dict[str, Section]:
+    """The sections `tier` builds again, within the budgets they had, each with the tier's
+    notes first: current_state at least as compressed as the tier's floor; from MORE,
+    recent_actions from its shorter variants when they are shorter."""
+    notes = tuple(tier_notes(tier, percent, cap))
+    items = state_builder.items
+    has_tree = state_builder.state_tree.tree is not None
+    floor = floor_of(tier, sum(not item.pinned for item in items), has_tree)
+    tiered = {"current_state": state_builder.build(built["current_state"].budget, floor)}
+    if tier >= MORE.at:
+        recent = built["recent_actions"]
+        variants = islice(recent_variants(inputs.recent), RECENT_VARIANT, None)
+        fmt = inputs.spec.context_format
+        shorter = fit_variants("recent_actions", recent.budget, variants, counter, fmt)
+        if shorter.tokens < recent.tokens:
+            tiered["recent_actions"] = shorter
+    for name, section in tiered.items():
+        cuts = tuple(c for c in built[name].compressions if c.startswith("budget cut from"))
+        tiered[name] = replace(section, compressions=(*notes, *section.compressions, *cuts))
+    return tiered
 
 
 def without_secrets(section: Section, secrets: Mapping[str, str], counter: TokenCounter) -> Section:
@@ -169,14 +230,24 @@ def step_exclusions(
     gone). One entry per item: a budget drop is the reason it is out now."""
     shown = set(ctx.memory_refs)
     section = ctx.section("current_state")
+    tier_note = next((c for c in section.compressions if c.startswith(OPTIONAL_NOTE)), None)
+    items = visible_items(memory, ctx.step)
+    unpinned = [item.ref for item in items if not item.pinned]
+    kept = KEPT_UNPINNED[MORE.at if ctx.usage_tier >= MORE.at else OPTIONAL.at]
+    by_tier = set(unpinned[: max(0, len(unpinned) - kept)]) if tier_note else set()
+    squeezed = replace(section, compressions=tuple(
+        c for c in section.compressions if not c.startswith(("usage tier", "operator alerted"))
+    ))  # fmt: skip
     dropped = [
         Exclusion(
             ref=item.ref,
-            reason="dropped for budget",
+            reason="dropped for budget",  # the tier's, when its note is the strategy
             since_step=ctx.step,
-            strategy=drop_strategy(section, item.pinned),
+            strategy=tier_note
+            if item.ref in by_tier and tier_note
+            else drop_strategy(squeezed, item.pinned),
         )
-        for item in visible_items(memory, ctx.step)
+        for item in items
         if item.ref not in shown
     ]
     out = shown | {exclusion.ref for exclusion in dropped}

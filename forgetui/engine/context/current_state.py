@@ -11,10 +11,12 @@ from dataclasses import replace
 from forgetui.engine.base import compress as cz
 from forgetui.engine.base.tokens import TokenCounter
 from forgetui.engine.context.inputs import ContextInputs, Section
+from forgetui.engine.context.project_memory import ProjectStateTree
 from forgetui.engine.context.render import content_prefix, render_el, section_blocks
 from forgetui.engine.context.sections import LIST_CAPS, body_text, hard_section
 from forgetui.engine.context.state_tree import Squeeze, StateTree
 from forgetui.engine.context.target_files import measured, numbered_text
+from forgetui.engine.context.tiers import at_least
 from forgetui.engine.context.tree import Block
 
 MIN_EXCERPT_TOKENS = 160  # a file excerpt smaller than this is not worth keeping over others
@@ -35,7 +37,7 @@ class CurrentState:
         self.inputs = inputs
         self.counter = counter
         self.fmt = fmt
-        self.state_tree = StateTree(inputs, counter)
+        self.state_tree: StateTree = ProjectStateTree(inputs, counter, fmt)  # project memory first
         self.elastic = self.state_tree.elastic
         self.items = self.state_tree.items
         self.memory_refs: list[str] = []
@@ -44,12 +46,18 @@ class CurrentState:
         self._rigid_key: Squeeze | None = None
         self._rigid_blocks: tuple[list[Block], list[str]] = ([], [])
 
-    def build(self, budget: int) -> Section:
+    def build(self, budget: int, floor: Squeeze | None = None) -> Section:
+        """`floor`: the least compression a usage tier asks for (tiers.py)."""
+        self.over_budget, floor = [], floor or Squeeze()
         has_pinned = any(item.pinned for item in self.items)
-        unpinned = sum(not item.pinned for item in self.items)
+        said = self.state_tree.said_elsewhere  # cost nothing: never worth dropping
+        unpinned = sum(not item.pinned and item.ref not in said for item in self.items)
         need = 0
         has_tree = self.state_tree.tree is not None
-        for sq in self._squeezes(unpinned, has_pinned, has_tree):
+        newest = self.state_tree.newest_result() is not None
+        for sq in dict.fromkeys(
+            at_least(sq, floor) for sq in self._squeezes(unpinned, has_pinned, has_tree, newest)
+        ):
             if sq.omit_pinned and not self.over_budget:
                 refs = ", ".join(item.ref for item in self.items if item.pinned)
                 self.over_budget.append(
@@ -70,7 +78,9 @@ class CurrentState:
         return section
 
     @staticmethod
-    def _squeezes(unpinned: int, has_pinned: bool, has_tree: bool = False) -> Iterator[Squeeze]:
+    def _squeezes(
+        unpinned: int, has_pinned: bool, has_tree: bool = False, newest: bool = False
+    ) -> Iterator[Squeeze]:
         sq = Squeeze()
         yield sq
         for change in ({"files": True}, {"collapse": True}, {"cut": True}):
@@ -83,7 +93,13 @@ class CurrentState:
             sq = replace(sq, no_tree=True)
             yield sq
         for dropped in range(1, unpinned + 1):
+            if newest and dropped == unpinned:  # the newest result: compressed, then dropped
+                sq = replace(sq, newest=True)
+                yield sq
             sq = replace(sq, dropped=dropped)
+            yield sq
+        if newest and not sq.newest:
+            sq = replace(sq, newest=True)
             yield sq
         if has_pinned:
             sq = replace(sq, pinned=True)

@@ -67,6 +67,9 @@ class ContextInputs:
     workspace: Path  # target-file excerpts are read from here
     model: str | None = None  # picks the token encoding (else spec.model)
     fit: ModelFit = ModelFit()  # what the model takes
+    # the usage tier of the context sent at the step before (tiers.py): given by the step, so
+    # its 90% alert fires once as a context crosses into it; None in a preview (no alert)
+    previous_tier: int | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,11 @@ class CompiledContext:
     # Why this context cannot go to the model at all (its window leaves too little room), with
     # the numbers and what to change; the step escalates "context_window" before the call.
     window_problem: str | None = None
+    # the usage tier the first build reached (tiers.py: 0, 50, 70, 80 or 90) and its percent
+    # of the cap; `alert` is the operator's notice when this context crosses into 90%
+    usage_tier: int = 0
+    usage_percent: float = 0.0
+    alert: str | None = None
 
     @property
     def request_tokens(self) -> int:
@@ -115,6 +123,9 @@ class CompiledContext:
             "request_tokens": self.request_tokens,
             "window": self.window.to_json() if self.window else None,
             "window_problem": self.window_problem,
+            "usage_tier": self.usage_tier,
+            "usage_percent": self.usage_percent,
+            "alert": self.alert,
             "format": self.format,
             "sections": [
                 {

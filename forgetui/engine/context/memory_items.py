@@ -36,10 +36,16 @@ def errorish(item: MemoryItem) -> bool:
 
 
 def memory_attrs(item: MemoryItem, next_step: int) -> tuple[tuple[str, Scalar], ...]:
+    """The item's ref, its type where the ref does not say it (`note@5` does), `pinned` only
+    when it is, and the steps left before it expires if it does: each key is a cost every
+    step pays."""
+    said = item.ref.startswith(f"{item.type}@") or (
+        item.type == "loaded_context" and item.key is not None
+    )
     return (
         ("ref", item.ref),
-        ("type", item.type),
-        ("pinned", item.pinned),
+        ("type", None if said else item.type),
+        ("pinned", True if item.pinned else None),
         ("expires_in_steps", item.steps_left(next_step)),
     )
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from forgetui.engine.base import compress as cz
 from forgetui.engine.base.tokens import TokenCounter
 from forgetui.engine.context.inputs import Section
+from forgetui.engine.context.overlap import named_in
 from forgetui.engine.context.prompts import system_prompt
 from forgetui.engine.context.render import section_blocks
 from forgetui.engine.context.tree import Block, El, drop_empty, seq
@@ -157,8 +158,8 @@ def verification_variants(spec: TaskSpec, state: TaskState) -> Iterator[Variant]
     steps += [(False, cap, (f"checks capped at {cap}, failing first",)) for cap in LIST_CAPS]
     for details, cap, labels in steps:
         shown = [
-            f"{line} ({cz.one_line(detail, 100)})" if details and detail else line
-            for _, line, detail in (lines if cap is None else failing_first)
+            f"{line} ({cz.one_line(detail, 100)})" if details and detail and not passing else line
+            for passing, line, detail in (lines if cap is None else failing_first)
         ]
         el = El(
             "verification_status",
@@ -206,9 +207,11 @@ def actions_variants(phase: str, tools_sent: bool = False) -> Iterator[Variant]:
 
 
 def _result_line(record: ResultRecord, limit: int) -> str:
-    target = action_target(record.args)
-    line = f"step {record.step}: {record.action}{' ' + target if target else ''} -> {record.result}"
     summary, error = record.summary, record.error
+    target = action_target(record.args)
+    if target and summary and named_in(target, summary):  # "read a.py -> success: read a.py"
+        target = ""
+    line = f"step {record.step}: {record.action}{' ' + target if target else ''} -> {record.result}"
     if summary and error and summary.endswith(error):  # "unparsed response: ERROR": say it once
         summary = summary[: -len(error)].rstrip(" :")
     if summary:

@@ -5,7 +5,7 @@ budget is current_state.py's job."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Literal
@@ -19,6 +19,16 @@ from forgetui.engine.context.memory_items import (
     memory_attrs,
     trace_lines,
 )
+from forgetui.engine.context.overlap import (
+    memory_content,
+    missing_targets,
+    probe_view,
+    progress_view,
+    recent_steps,
+    tree_overlap,
+    whole_reads,
+)
+from forgetui.engine.context.state_parts import decisions_el, escalation_el, plan_el
 from forgetui.engine.context.target_files import lines_matching, target_files
 from forgetui.engine.context.tree import El, Elastic, drop_empty, seq, value_el
 from forgetui.engine.context.workspace_tree import tree_budget, workspace_tree
@@ -42,6 +52,9 @@ class Squeeze:
     list_cap: int | None = None  # lists keep the first N
     no_tree: bool = False  # the workspace tree goes before any memory item does
     dropped: int = 0  # unpinned memory items omitted, oldest first
+    # the newest tool result is compressed too: until then it stays whole, since what the
+    # agent just read or ran is what its next step works from
+    newest: bool = False
     pinned: bool = False  # the same strategies now apply to pinned items
     starve: bool = False  # file excerpts may shrink to nothing
     omit_pinned: bool = False  # pinned items cannot fit: the step must not go out
@@ -56,6 +69,8 @@ class Squeeze:
             labels.append(f"lists capped at {self.list_cap} items")
         if self.no_tree:
             labels.append("workspace tree dropped")
+        if self.newest:
+            labels.append("the newest tool result compressed too")
         if self.dropped:
             labels.append(f"{items_phrase(self.dropped)} omitted")
         if self.pinned:
@@ -77,15 +92,30 @@ class StateTree:
         self.counter = counter
         self.elastic: list[Elastic] = []
         self.items = visible_items(inputs.memory, inputs.state.next_step)
+        # what the recent actions show a line of, and the target files memory shows whole
+        self._recent = recent_steps(inputs.recent)
+        # unpinned items the recent actions say all of: shown at no cost, never dropped
+        self.said_elsewhere = {
+            item.ref
+            for item in self.items
+            if not item.pinned and memory_content(item, self._recent) is None
+        }
+        self._referenced: dict[int, tuple[str, El]] = {}
         self._inputs_els = self._task_inputs()
         violation = inputs.spec.violation
         named = violation.get("file_path") if isinstance(violation, dict) else None
         files = list(inputs.spec.target_files)
         if isinstance(named, str) and named not in files:
             files.insert(0, named)  # the file a violation names counts as a target file
-        self._files_el = target_files(inputs.workspace, files, self._add_elastic, self._focus)
+        self._files_el = target_files(
+            inputs.workspace, files, self._add_elastic, self._focus,
+            whole_reads(self.items), self._referenced,
+        )  # fmt: skip
+        self._missing = missing_targets(self._files_el.items if self._files_el else ())
         budget = tree_budget(inputs.spec.limits.budgets()["current_state"])
         self.tree = workspace_tree(inputs.workspace, budget, counter)
+        lines = self.tree.lines if self.tree else ()
+        self._listed, self._tree_named = tree_overlap(lines, self.items)
         self._memory_slots = [self._memory_slot(item) for item in self.items]
         self._notes = self._scratchpad()
         self._traces = trace_lines(inputs.state, self.items)  # once, not per squeeze
@@ -219,85 +249,89 @@ class StateTree:
                 parts.append(El(key, text=cz.cut_error(value) if sq.cut else value))
             else:
                 parts.append(value_el(key, value, cut=sq.cut, cap=cap))
+        tree = self.tree.shown(cap) if self.tree is not None and not sq.no_tree else None
+        whole_tree = tree is not None and self.tree is not None and tree == list(self.tree.lines)
+        memory, refs = self._memory(sq, elastic, self._listed if whole_tree else ())
         if self._files_el is not None:
-            files = [elastic(el.slot) if el.slot >= 0 else el for el in self._files_el.items]
-            parts.append(replace(self._files_el, items=tuple(files)))
-        if self.tree is not None and not sq.no_tree:
-            parts.append(seq("workspace_tree", self.tree.shown(cap), "entry"))
-        memory, refs = self._memory(sq, elastic)
+            parts.append(self._files(self._files_el, sq, refs, elastic))
+        if tree is not None:
+            for index, (ref, line) in self._tree_named.items():
+                if ref in refs and index < len(tree):
+                    tree[index] = line
+            parts.append(seq("workspace_tree", tree, "entry"))
         parts.append(memory)
         parts.append(seq("dropped_outputs", listed(self._traces, TRACES_SHOWN), "output"))
-        parts.append(self._decisions(sq))
-        progress = state.progress
+        parts.append(decisions_el(state, sq.cut))
+        plan_listed = (state.plan or self.inputs.spec.plan) is not None and cap is None
+        said = self._recent | {i.step for i in self.items if i.ref in refs and i.step is not None}
+        progress = progress_view(state.progress, state, self.inputs.spec.goal, said, plan_listed)
+        completed = listed(progress.completed, COMPLETED_SHOWN, total=progress.completed_total)
         parts.append(
             El(
                 "progress",
                 items=drop_empty(
                     El("objective", text=progress.objective),
-                    seq(
-                        "completed",
-                        listed(progress.completed, COMPLETED_SHOWN, total=progress.completed_count),
-                        "step",
-                    ),
+                    seq("completed", completed, "step"),
                     seq("pending", listed(progress.pending), "step"),
                 ),
             )
         )
         parts.append(seq("scratchpad", listed(self._notes), "note"))
 
-        parts.append(self._plan(cap))
-        probe = state.probe
-        commands = [
-            f"{run.cmd} -> {'no exit code' if run.exit_code is None else f'exit {run.exit_code}'}"
-            f" (step {run.step})"
-            for run in probe.recent_commands
-        ]
+        parts.append(plan_el(state.plan or self.inputs.spec.plan, cap))
+        probe = probe_view(state.probe, said, state.progress.completed, completed, self._missing)
         parts.append(
             El(
                 "probe",
                 items=drop_empty(
                     seq("files_written", listed(probe.files_written, PROBE_SHOWN), "path"),
                     seq("files_missing", listed(probe.files_missing, PROBE_SHOWN), "path"),
-                    seq("recent_commands", listed(commands), "command"),
+                    seq("recent_commands", listed(probe.commands), "command"),
                     seq("last_errors", listed(probe.last_errors, cut=True), "error"),
                 ),
             )
         )
         parts.append(seq("blocked", listed(state.loop_guard.blocked), "signature"))
-        escalation = state.pending_escalation
-        if escalation is not None:
-            parts.append(
-                El(
-                    "pending_escalation",
-                    items=drop_empty(
-                        El("reason", text=escalation.reason),
-                        El("question", text=escalation.question),
-                        seq("options", listed(escalation.options), "option"),
-                        seq("evidence", listed(escalation.evidence, cut=True), "item"),
-                        El("step", text=escalation.step),
-                    ),
-                )
-            )
+        parts.append(escalation_el(state.pending_escalation, listed))
         return El("current_state", items=drop_empty(*parts)), refs
 
-    def _memory(self, sq: Squeeze, elastic: Callable[[int], El]) -> tuple[El | None, list[str]]:
+    def _files(
+        self, files_el: El, sq: Squeeze, shown: Sequence[str], elastic: Callable[[int], El]
+    ) -> El:
+        """target_files; a file a shown memory item holds whole names that item instead,
+        until anything is compressed (the item may then no longer be whole)."""
+        whole = not (sq.files or sq.collapse or sq.cut)
+        files = []
+        for el in files_el.items:
+            named = self._referenced.get(el.slot)
+            if named is not None and whole and named[0] in shown:
+                files.append(named[1])
+            else:
+                files.append(elastic(el.slot) if el.slot >= 0 else el)
+        return replace(files_el, items=tuple(files))
+
+    def _memory(
+        self, sq: Squeeze, elastic: Callable[[int], El], listed: Collection[str]
+    ) -> tuple[El | None, list[str]]:
         items: list[El] = []
         refs: list[str] = []
         dropped = 0
         omitted_pinned: list[str] = []
+        newest = self.newest_result()
         for item, slot in zip(self.items, self._memory_slots, strict=True):
+            squeeze = (sq.pinned if item.pinned else True) and (item is not newest or sq.newest)
+            el = elastic(slot) if slot >= 0 else self._memory_el(item, sq, squeeze, listed)
+            if el is None:  # its recent line shows it all: nothing to drop
+                refs.append(item.ref)
+                continue
             if not item.pinned and dropped < sq.dropped:
                 dropped += 1
                 continue
             if item.pinned and sq.omit_pinned:
                 omitted_pinned.append(item.ref)
                 continue
-            squeeze = not item.pinned or sq.pinned
             refs.append(item.ref)
-            if slot >= 0:
-                items.append(elastic(slot))
-            else:
-                items.append(self._memory_el(item, sq if squeeze else Squeeze()))
+            items.append(el)
         if dropped:
             items.append(El("item", text=f"{items_phrase(dropped)} omitted (oldest first)"))
         if omitted_pinned:
@@ -309,10 +343,23 @@ class StateTree:
             )
         return (El("memory", seq=True, items=tuple(items)) if items else None), refs
 
-    def _memory_el(self, item: MemoryItem, sq: Squeeze) -> El:
+    def newest_result(self) -> MemoryItem | None:
+        """The result of the step just taken, when memory holds it."""
+        last = self.inputs.state.next_step - 1
+        found = (i for i in self.items if i.type == "action_result" and i.step == last)
+        return next(found, None)
+
+    def _memory_el(
+        self, item: MemoryItem, sq: Squeeze, squeeze: bool, listed: Collection[str]
+    ) -> El | None:
+        """The item's element (`squeeze`: under `sq`, else whole); None for a result the
+        recent actions say all of (it counts as shown: its line is in the context)."""
+        sq = sq if squeeze else Squeeze()
         attrs = memory_attrs(item, self.inputs.state.next_step)
         mark = "pinned" if item.pinned else ""
-        content = item.content
+        content = memory_content(item, () if item.pinned else self._recent, listed)
+        if content is None:
+            return None
         if sq.collapse and item.type == "action_result":
             content = cz.one_line(content)
         elif sq.cut and isinstance(content, str):
@@ -320,60 +367,9 @@ class StateTree:
         if isinstance(content, str):
             return El("item", text=content, attrs=attrs, text_key="content", mark=mark)
         value = value_el("content", content, cut=sq.cut, cap=sq.list_cap)
+        if item.type == "action_result":  # its fields under the ref, one level up
+            return El("item", attrs=attrs, items=value.items, mark=mark)
         return El("item", attrs=attrs, items=(value,), mark=mark)
-
-    def _decisions(self, sq: Squeeze) -> El | None:
-        """Every operator decision, never dropped: the older ones folded into a file the
-        context names, the rest in full; under pressure only the questions shrink."""
-        decisions = self.inputs.state.decisions
-        folded = self.inputs.state.folded_decisions
-        if not decisions and folded is None:
-            return None
-        reference = (
-            [El("folded", text=folded.describe(), mark="decision")] if folded is not None else []
-        )
-        items = (
-            *reference,
-            *(
-                El(
-                    "decision",
-                    attrs=(("step", decision.step),),
-                    items=(
-                        El(
-                            "question",
-                            text=cz.cut_error(decision.question, 200)
-                            if sq.cut
-                            else decision.question,
-                        ),
-                        El("answer", text=decision.answer),
-                    ),
-                    mark="decision",
-                )
-                for decision in decisions
-            ),
-        )
-        return El("decisions", seq=True, items=items)
-
-    def _plan(self, cap: int | None) -> El | None:
-        plan = self.inputs.state.plan or self.inputs.spec.plan
-        if plan is None:
-            return None
-        current = plan.current()
-        marks = {"pending": "[ ]", "done": "[x]", "failed": "[!]"}
-        lines: list[str] = []
-        current_line = 0
-        for ti, task in enumerate(plan.tasks):
-            lines.append(f"{ti + 1}. {task.title}")
-            for si, sub in enumerate(task.subtasks):
-                reason = f" ({sub.reason})" if sub.reason else ""
-                here = (ti, si) == current
-                if here:
-                    current_line = len(lines)
-                line = f"{ti + 1}.{si + 1} {marks[sub.status]} {sub.title}{reason}"
-                lines.append(line + ("  <- current" if here else ""))
-        if cap is not None:
-            lines = cz.cap_around(lines, current_line, cap)
-        return El("plan", items=drop_empty(El("goal", text=plan.goal), seq("steps", lines)))
 
 
 def _text_el(tag: str, text: str, slot: int) -> El:

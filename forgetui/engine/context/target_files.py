@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import errno
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -35,7 +35,16 @@ def measured(text: str, numbered: bool, encoding: str, prefix: str) -> cz.LineCo
 
 @lru_cache(maxsize=64)
 def numbered_text(text: str) -> str:
-    return cz.number_lines(text)
+    """The file as an excerpt shows it: read_file's numbered lines, a blank line inside bare
+    (the numbers around it say where it is, and `  12|` costs four tokens where a bare line
+    costs none)."""
+    lines = cz.number_lines(text).split("\n")
+    inner = range(1, len(lines) - 1)
+    bare = [i in inner and _BLANK.fullmatch(line) is not None for i, line in enumerate(lines)]
+    return "\n".join("" if blank else line for blank, line in zip(bare, lines, strict=True))
+
+
+_BLANK = re.compile(r" *\d+\|")
 
 
 @lru_cache(maxsize=64)
@@ -67,6 +76,9 @@ def target_paths(
 
 
 Focus = Callable[[str, str], tuple[int, ...]]  # (path, text) -> lines to keep around
+# path -> (memory ref, the text that item shows, numbered): files working memory shows whole
+Whole = Mapping[str, tuple[str, str, bool]]
+SHOWN_IN_MEMORY = "shown whole in memory {ref}"
 
 
 def target_files(
@@ -74,9 +86,14 @@ def target_files(
     patterns: Sequence[str],
     add_elastic: Callable[[Elastic], int],
     focus: Focus = lambda rel, text: (),
+    whole: Whole | None = None,
+    referenced: dict[int, tuple[str, El]] | None = None,
 ) -> El | None:
     """The target_files element; each readable file's text is registered with `add_elastic`,
-    which returns the slot its element carries, with the lines `focus` names for it."""
+    which returns the slot its element carries, with the lines `focus` names for it. A file
+    that a memory item of `whole` shows as it is now gets, in `referenced` (slot -> (the
+    item's ref, an element naming it)), the line that stands in for its excerpt while that
+    item is shown."""
     if not patterns:
         return None
     skipped: list[Skipped] = []
@@ -84,7 +101,7 @@ def target_files(
     root = workspace.resolve()
     items: list[El] = []
     for rel in shown:
-        items.append(_target_file(root, rel, add_elastic, focus))
+        items.append(_target_file(root, rel, add_elastic, focus, whole or {}, referenced))
     if more:
         items.append(El("file", text=f"... and {more} more"))
     if skipped:
@@ -92,7 +109,14 @@ def target_files(
     return El("target_files", seq=True, items=tuple(items))
 
 
-def _target_file(root: Path, rel: str, add_elastic: Callable[[Elastic], int], focus: Focus) -> El:
+def _target_file(
+    root: Path,
+    rel: str,
+    add_elastic: Callable[[Elastic], int],
+    focus: Focus,
+    whole: Whole,
+    referenced: dict[int, tuple[str, El]] | None,
+) -> El:
     def status(text: str) -> El:
         return El("file", attrs=(("path", rel), ("status", text)))
 
@@ -127,6 +151,12 @@ def _target_file(root: Path, rel: str, add_elastic: Callable[[Elastic], int], fo
         return El("file", text=excerpt, attrs=attrs, text_key="excerpt", slot=slot)
 
     slot = add_elastic(Elastic(make, text, numbered=True, focus=focus(rel, text)))
+    shown = whole.get(rel)
+    if shown is not None and referenced is not None:
+        ref, shown_text, numbered = shown
+        if clean(shown_text) == (cz.number_lines(text) if numbered else clean(text)):
+            line = SHOWN_IN_MEMORY.format(ref=ref)
+            referenced[slot] = (ref, El("file", attrs=(*attrs, ("excerpt", line))))
     return make("", slot)
 
 

@@ -56,7 +56,8 @@ class ModelOptions(BaseModel):
         if not update:
             return self
         try:
-            return ModelOptions.model_validate({**self.model_dump(), **update})
+            # unset fields stay unset: a server's probed findings fill only those (model_fields_set)
+            return ModelOptions.model_validate({**self.model_dump(exclude_unset=True), **update})
         except ValidationError as exc:
             error = exc.errors()[0]
             field = ".".join(str(part) for part in error["loc"])

@@ -30,6 +30,8 @@ class IntentRecord(_Record):
     raw_response: str | None = None
     context_tokens: int = 0
     prompt_tokens: int = 0
+    # who counted prompt_tokens: server (its usage), tokenize (its tokenizer: no usage came)
+    prompt_tokens_by: str | None = None
     completion_tokens: int = 0
     cost: float = 0.0
     model_ms: float = 0.0

@@ -11,6 +11,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     field_serializer,
     field_validator,
     model_validator,
@@ -41,6 +42,27 @@ DEFAULT_BUDGETS: dict[str, int] = {
     "available_actions": 800,
 }
 DEFAULT_MAX_TOKENS = 8000
+# Each task type's context cap and section budgets, sized for what its current_state holds.
+# fix_violation's state is one violation, its check and an excerpt around the violation's
+# lines, and its one phase has the execution actions: 6,000 hold it with room to spare.
+# write_tests holds the requirements, the test patterns and the module under test, no spec
+# and no plan: 7,000. A feature's spec and its target files, and a generic task's open
+# inputs and plan, keep the full 8,000.
+TYPE_BUDGETS: dict[str, dict[str, int]] = {
+    "generic": DEFAULT_BUDGETS,
+    "implement_feature": DEFAULT_BUDGETS,
+    "write_tests": {**DEFAULT_BUDGETS, "current_state": 4000, "available_actions": 300},
+    "fix_violation": {
+        "system_prompt": 800,
+        "task_frame": 400,
+        "current_state": 3300,
+        "recent_actions": 800,
+        "verification_status": 200,
+        "available_actions": 500,
+    },
+}
+TYPE_MAX_TOKENS: dict[str, int] = {kind: sum(b.values()) for kind, b in TYPE_BUDGETS.items()}
+MIN_BUDGET = 20  # the smallest section budget task.yaml may set
 DEFAULT_ALLOWED_COMMANDS: tuple[str, ...] = ("python", "pytest", "ruff")
 
 
@@ -86,12 +108,17 @@ class Limits(Strict):
         for name, tokens in value.items():
             if name not in SECTION_NAMES:
                 raise ValueError(f"unknown section {name!r}; sections: {', '.join(SECTION_NAMES)}")
-            if tokens < 20:
-                raise ValueError(f"budget for {name} must be at least 20 tokens")
+            if tokens < MIN_BUDGET:
+                raise ValueError(f"budget for {name} must be at least {MIN_BUDGET} tokens")
         return value
 
+    # the task type's budgets (TaskSpec sets them): a Limits read on its own has the defaults
+    _type_budgets: dict[str, int] = PrivateAttr(default_factory=lambda: dict(DEFAULT_BUDGETS))
+
     def budgets(self) -> dict[str, int]:
-        return {**DEFAULT_BUDGETS, **self.token_budget}
+        """The section budgets in force: the task type's, under the task.yaml's own. Budgets
+        adding up to more than the cap are cut by the compiler, in section order."""
+        return {**self._type_budgets, **self.token_budget}
 
 
 class Guards(Strict):
@@ -211,7 +238,18 @@ class TaskSpec(Strict):
         names = [check.name for check in self.checks]
         if len(set(names)) != len(names):
             raise ValueError("check names must be unique")
+        self._type_limits()
         return self
+
+    def _type_limits(self) -> None:
+        """The task type's cap where task.yaml sets none, and its section budgets under the
+        ones it sets. A set budget over the cap is kept: the compiler cuts it to what the cap
+        leaves and says so in the section's compressions."""
+        limits = self.limits
+        if "max_tokens" not in limits.model_fields_set:
+            limits.max_tokens = TYPE_MAX_TOKENS[self.task_type]
+            limits.model_fields_set.discard("max_tokens")  # still the type's, not the file's
+        limits._type_budgets = dict(TYPE_BUDGETS[self.task_type])
 
     @property
     def initial_phase(self) -> str:

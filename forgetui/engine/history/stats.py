@@ -6,10 +6,10 @@ have sent had it kept the whole conversation.
 bounds. `naive` is that same request grown the usual way: the first step's two messages and
 the step's tool schemas, then, for every earlier step, the model's answer (its raw text, else
 the action written as a replay script writes it) and the tool's output as the log keeps it
-(capped at 6,000 characters, else the result's summary). Both count message contents only,
-with one encoding (the first step's model's), and no per-message framing, so the two are
-comparable. Steps of a superseded branch (a rewind) and failed or stopped model calls add
-nothing: the agent never saw them.
+(capped at 6,000 characters, else the result's summary; with its error when it failed).
+Both count message contents only, with one encoding (the first step's model's), and no
+per-message framing, so the two are comparable. Steps of a superseded branch (a rewind) and
+failed or stopped model calls add nothing: the agent never saw them.
 
 `TokenSeries` reads the log once and then only what was appended, each answer and output
 tokenized once: O(steps), so the workbench can keep it beside the log."""
@@ -55,8 +55,12 @@ def answer_text(intent: IntentRecord) -> str:
 
 
 def tool_text(result: ResultRecord) -> str:
-    """The tool's message: its output as the log keeps it, else the result's summary."""
-    return result.output or result.summary
+    """The tool's message: its output as the log keeps it, else the result's summary; and the
+    error when the action failed (the agent is told it, in a conversation as here)."""
+    text = result.output or result.summary
+    if result.error and result.error not in text:
+        text = f"{text}\n{result.error}"
+    return text
 
 
 def _key(record: AnyRecord) -> tuple[int, str, str]:

@@ -12,7 +12,8 @@ server's next write fails and it stops generating.
 A streamed answer is rebuilt into one completion (litellm's `stream_chunk_builder`), with the
 usage the server reported in its chunks; litellm's own last chunk carries a tiktoken estimate
 when the server sent none, so that one is never taken for the server's count: then prompt
-tokens are 0 (unknown) and completion tokens the chunks that carried text.
+tokens are 0 (the model asks the server's tokenizer, prompt_count.py) and completion tokens
+the chunks that carried text.
 """
 
 from __future__ import annotations

@@ -38,6 +38,10 @@ class ModelReply:
     streamed: bool = False  # the answer arrived as a stream
     stopped: bool = False  # the operator stopped the stream: `raw` is the partial answer
     failure_kind: str | None = None  # a transport failure's kind (call_errors.Kind)
+    # who counted prompt_tokens: "server" (its usage), "tokenize" (its tokenizer endpoint, the
+    # answer had no usage: a stream from llama-cpp-python), "forgetui" (nobody else could:
+    # prompt_tokens is 0 and the context's own count is the only one)
+    prompt_tokens_by: str | None = None
 
     @classmethod
     def from_parsed(cls, parsed: ParsedAction, raw: str, **usage: Any) -> ModelReply:

@@ -37,6 +37,10 @@ EXIT_NOT_USABLE = 1
 MIN_WINDOW = 2048
 # below this, the default answer cap takes too much of the window: a smaller cap is advised
 SMALL_WINDOW = 4096
+# the context a run's answer follows, in the timeout's estimate: the server reads it within the
+# answer's window (the stream is open by then), and a CPU server reads about as slowly as it
+# writes, so it counts at the measured answer rate
+PROMPT_ALLOWANCE = 2048
 # `forgetui run` flags of the options doctor may advise; context_window is task.yaml only
 RUN_FLAGS = {
     "max_output_tokens": "--max-output-tokens",
@@ -59,6 +63,7 @@ class DoctorReport:
     reasons: dict[str, str]  # option -> the finding it answers
     requests: int  # completions sent (the GETs are not counted)
     seconds: float
+    timed_out: bool = False  # a probe got no answer in time: the later ones were not sent
 
     @property
     def verdict(self) -> str:
@@ -147,6 +152,7 @@ def doctor(
         reasons,
         prober.sent,
         time.monotonic() - started,
+        prober.busy_since is not None,
     )
 
 
@@ -208,19 +214,21 @@ def _advice(
 def _advise_timeout(
     probes: dict[str, ProbeResult], options: dict[str, Any], reasons: dict[str, str]
 ) -> None:
-    """A longer timeout when a full answer at this speed would not fit in the default one."""
+    """A longer timeout when a context and a full answer at this speed would not fit in the
+    default one."""
     rate = probes["tokens_per_s"].data.get("tokens_per_s")
     latency = probes["reachable"].data.get("latency_s", 0.0)
     if not isinstance(rate, int | float) or rate <= 0:
         return
     cap = options.get("max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS)
-    needed = latency + cap / rate
+    needed = latency + (PROMPT_ALLOWANCE + cap) / rate
     if needed <= DEFAULT_TIMEOUT_S * 0.8:
         return
     options["timeout_s"] = float(math.ceil(needed * 1.5 / 10) * 10)
     reasons["timeout_s"] = (
-        f"a {cap}-token answer at {rate:.1f} tokens/s takes about {needed:.0f} s, near or over"
-        f" the default timeout of {DEFAULT_TIMEOUT_S:g} s"
+        f"a {cap}-token answer to a {PROMPT_ALLOWANCE}-token context at {rate:.1f} tokens/s"
+        f" takes about {needed:.0f} s, near or over the default timeout of"
+        f" {DEFAULT_TIMEOUT_S:g} s"
     )
 
 

@@ -12,6 +12,7 @@ from forgetui.engine.llm.credentials import require_keys
 from forgetui.engine.llm.human import HumanModel
 from forgetui.engine.llm.litellm_model import LiteLLMModel, import_litellm
 from forgetui.engine.llm.replay import ReplayModel
+from forgetui.engine.llm.server_findings import server_findings
 
 DEFAULT_MODEL = "replay"
 _TOOLS = {"on": True, "off": False, "auto": None}  # the `tools` option as LiteLLMModel's use_tools
@@ -32,7 +33,9 @@ def make_model(
 
     A litellm model is bounded by `options` (the defaults when None); `timeout_s`, if given,
     takes the place of its timeout. Without `api_base`, a provider key that is not set fails
-    here, before any call (this imports litellm; with `api_base` nothing is imported yet).
+    here, before any call. With it, what a probe of that server found fills the options
+    nobody set: probed (importing litellm) at the first run against it, then read from the
+    user cache (server_findings.py).
 
     The default script is the sample's own replay.yaml, else <task_dir>/replay.yaml. A relative
     `replay:PATH` is taken from the working directory, else from the task folder.
@@ -49,6 +52,11 @@ def make_model(
     bounds = (options or ModelOptions()).with_overrides(timeout_s=timeout_s)
     if not api_base:
         require_keys(import_litellm(), spec)
+    else:
+        # the server's probed findings fill the options nobody set (server_findings.py)
+        found = server_findings(spec, api_base, timeout_s=bounds.timeout_s)
+        if found is not None and found.source != "failed":
+            bounds = found.apply(bounds)
     return LiteLLMModel(
         spec,
         api_base=api_base,

@@ -34,6 +34,8 @@ from forgetui.engine.llm.base import ModelReply
 from forgetui.engine.llm.call_errors import CallError, classify, retry_after_s
 from forgetui.engine.llm.credentials import PLACEHOLDER_API_KEY, missing_key_variables
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, tool_schemas
+from forgetui.engine.llm.prompt_count import TIMEOUT_S as TOKENIZE_TIMEOUT_S
+from forgetui.engine.llm.prompt_count import server_prompt_tokens
 from forgetui.engine.llm.stream import STOPPED, AnswerStream
 from forgetui.engine.llm.system_role import merge_system, resolve_system_role
 from forgetui.engine.sandbox import secrets_of
@@ -136,6 +138,7 @@ class LiteLLMModel:
                 return self._stopped(tried, latency_ms, sent)
             if tried.error is None:
                 reply = self._reply(litellm, tried.response, tools, latency_ms)
+                reply = self._prompt_counted(reply, request["messages"])
                 return replace(reply, streamed=tried.streamed, **sent)
             error = classify(tried.error)
             if not error.retryable:
@@ -158,6 +161,20 @@ class LiteLLMModel:
             failure_kind=error.kind if error is not None else None,
             **sent,
         )
+
+    def _prompt_counted(self, reply: ModelReply, messages: Sequence[dict[str, str]]) -> ModelReply:
+        """The prompt's count labelled by who made it; an answer without the server's usage
+        (a llama-cpp-python stream) gets it from the server's tokenizer where it has one."""
+        if reply.prompt_tokens > 0:
+            return replace(reply, prompt_tokens_by="server")
+        counted = (
+            server_prompt_tokens(self.api_base, messages, min(TOKENIZE_TIMEOUT_S, self.timeout_s))
+            if self.api_base
+            else None
+        )
+        if counted is None:
+            return replace(reply, prompt_tokens_by="forgetui")
+        return replace(reply, prompt_tokens=counted, prompt_tokens_by="tokenize")
 
     def _stopped(self, tried: Attempt, latency_ms: float, sent: dict[str, Any]) -> ModelReply:
         """The operator stopped the answer: what had arrived, recorded as such. The server sent

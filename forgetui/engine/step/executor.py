@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from forgetui.engine.base.clock import now_iso
@@ -25,6 +26,7 @@ from forgetui.engine.context import (
 )
 from forgetui.engine.context.compiler import compressions_of, step_exclusions
 from forgetui.engine.context.inputs import asked_fit
+from forgetui.engine.context.tiers import previous_tier
 from forgetui.engine.folder import commit, consistency, policy
 from forgetui.engine.folder import memory as wm
 from forgetui.engine.folder import seal as task_seal
@@ -204,7 +206,10 @@ class Executor:
         """compile context, and stop before the call if it cannot be sent as it is."""
         self._emit(draft.number, "context")
         inputs = context_inputs(self.folder, self.model.name, state, fit=asked_fit(self.model))
+        inputs = replace(inputs, previous_tier=previous_tier(self.folder, draft.number - 1))
         ctx = draft.ctx = compile_context(inputs)
+        if ctx.alert is not None:  # crossed into the last usage tier: said once, here
+            self._emit(draft.number, "alert", ctx.alert)
         problems = list(ctx.over_budget) or validate_context(ctx, inputs)
         if ctx.window_problem is not None:  # a smaller budget cannot help: the model must change
             escalation = policy.window_too_small(draft.number, ctx.window_problem, problems)
@@ -302,6 +307,7 @@ def _context_notes(draft: StepDraft, phase: str) -> dict[str, Any]:
             for e in step_exclusions(ctx, memory, draft.state.departed)
         ],
         "compressions": compressions_of(ctx),
+        "usage_tier": ctx.usage_tier,  # the next step's alert fires only on a crossing
     }
 
 
@@ -317,6 +323,7 @@ def _intent_record(draft: StepDraft, context_file: str, notes: dict[str, Any]) -
         raw_response=reply.raw,
         context_tokens=ctx.total_tokens,
         prompt_tokens=reply.prompt_tokens,
+        prompt_tokens_by=reply.prompt_tokens_by,
         completion_tokens=reply.completion_tokens,
         cost=reply.cost,
         model_ms=reply.latency_ms,

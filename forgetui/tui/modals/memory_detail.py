@@ -1,5 +1,5 @@
-"""The memory item detail modal: the item in full, and its editor. Dismisses with the new
-content when the operator saves an edit, else None.
+"""The memory item detail modal: the item (or a project memory entry) in full, and its editor.
+Dismisses with the new content when the operator saves an edit, else None.
 
 The editor holds the engine's edit form of the item (a result's fields as YAML), read in a thread
 worker since it is a file read, and checks the text with the engine's parser before saving: a
@@ -48,10 +48,11 @@ class MemoryDetailScreen(ModalScreen[str | None]):
 
     def __init__(
         self, row: MemoryRow, editing: bool = False, read_only: bool = False,
-        load: LoadForm | None = None,
+        load: LoadForm | None = None, project: bool = False,
     ) -> None:  # fmt: skip
         super().__init__()
         self.row = row
+        self.project = project  # a project memory entry: the workspace's, not this task's
         self.read_only = read_only or load is None  # without its form an item cannot be edited
         self.start_editing = editing and not self.read_only
         self.load = load
@@ -67,8 +68,12 @@ class MemoryDetailScreen(ModalScreen[str | None]):
             f"[b]expires[/] {expiry_text(row)}",
             f"[b]in next context[/] {'yes' if row.visible else 'no'}",
         ]
+        title = f"Memory item {row.ref}"
+        if self.project:
+            facts = [f"[b]kind[/] {row.type}", "[b]shown to[/] every task of this workspace"]
+            title = f"Project memory {row.ref}"
         with Vertical(id="memory-detail-dialog", classes="dialog"):
-            yield Label(f"Memory item {row.ref}", classes="dialog-title")
+            yield Label(title, classes="dialog-title")
             yield Static("   ".join(facts), id="memory-facts")
             with VerticalScroll(id="memory-content-box"):
                 yield Static(row.content, id="memory-content", markup=False)

@@ -26,6 +26,7 @@ from forgetui.tui.panes.log_messages import (
     LogStepFound,
 )
 from forgetui.tui.panes.log_view import CACHE_ROWS, REST_DELAY, LogView
+from forgetui.tui.steady import set_subtitle_line
 
 
 def counted(number: int, noun: str) -> str:
@@ -141,9 +142,8 @@ class ActionLogPane(Vertical):
         if not self.is_attached or not self.query(LogView):
             return
         view = self.view
-        self.border_subtitle = Content(
-            f"{counted(view.count, 'row')} · {counted(view.records, 'record')}"
-        )
+        size = f"{counted(view.count, 'row')} · {counted(view.records, 'record')}"
+        set_subtitle_line(self, Content(size))
         if view.filter is None:
             title = "action log"
         elif view.matches is None:

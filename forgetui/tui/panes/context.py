@@ -199,7 +199,7 @@ class ContextPane(VerticalScroll):
         level = view.level
         total.update(  # one line: no layout pass (this runs after every step)
             Content.assemble(
-                ("total", "bold"), f" {view.total_tokens:,} / {view.max_tokens:,} tokens  ",
+                ("total", "bold"), f" {view.total_tokens:,} of {view.max_tokens:,} tokens  ",
                 ("· enter opens a section and its diff" if view.saved
                  else "· enter expands a section", "$text-muted"),
             ),

@@ -31,6 +31,7 @@ from forgetui.tui.panes.log_columns import (
     row_cells,
 )
 from forgetui.tui.panes.log_messages import LogCursorRested, LogFiltered, LogFilterNeeded
+from forgetui.tui.panes.log_repaint import changed_lines
 from forgetui.tui.panes.log_styles import LogLineStyles
 
 CACHE_ROWS = 4000  # rows kept; beyond, the ones farthest from the cursor go
@@ -94,6 +95,7 @@ class LogView(LogLineStyles, can_focus=True):
         count = tail[-1].index + 1 if tail else 0
         rewinds = {r.index for r in tail if r.action == "operator:rewind"} - self._rewinds
         self._rewinds |= rewinds
+        whole = count < self.count or bool(rewinds) or self.filter is not None
         if count < self.count or rewinds:
             # replaced or cut, or a rewind marked rows held without the mark: they go
             self.rows.clear()
@@ -101,15 +103,21 @@ class LogView(LogLineStyles, can_focus=True):
                 self._search(0)
         if self._pending_done:
             self.pending_step, self._pending_done = None, False
+        fresh = () if whole else [row.index for row in tail if self.rows.get(row.index) != row]
+        counts, lines_before = (self.count, count), self._lines()
         self.records = records
         self._tail = tail
         self.count = count
-        self.add_rows(tail)
+        self.add_rows(tail, repaint=whole)
         if self.filter is not None and self.matches is not None:
             self._merge_tail()
-        self._relayout()
+        # only the lines that changed, unless every line may have: a scroll repaints the lot
+        self._relayout(repaint=whole)
+        if not whole:
+            for first, many in changed_lines(fresh, counts, (lines_before, self._lines())):
+                self.refresh_lines(first, many)
 
-    def add_rows(self, rows: tuple[LogRow, ...]) -> None:
+    def add_rows(self, rows: tuple[LogRow, ...], repaint: bool = True) -> None:
         for row in rows:
             self.rows[row.index] = row
         if len(self.rows) > CACHE_ROWS:
@@ -122,7 +130,8 @@ class LogView(LogLineStyles, can_focus=True):
         self._update_pending()
         if self._rest_waiting and self.selected is not None:
             self._rested()
-        self.refresh()
+        if repaint:
+            self.refresh()
 
     @property
     def selectable(self) -> int:
@@ -144,8 +153,9 @@ class LogView(LogLineStyles, can_focus=True):
     def selected(self) -> LogRow | None:
         return self.row_at(self.cursor)
 
-    def _relayout(self) -> None:
-        """Size the view to its lines; keep the cursor on the newest one while following."""
+    def _relayout(self, repaint: bool = True) -> None:
+        """Size the view to its lines; keep the cursor on the newest one while following
+        (`repaint`: every line; the cursor's own lines repaint as it moves)."""
         self._set_virtual_height(self._lines())
         selectable = self.selectable
         if self.following and selectable:
@@ -156,7 +166,8 @@ class LogView(LogLineStyles, can_focus=True):
             if self.cursor >= selectable:
                 self.cursor = selectable - 1
             self._ask_for_missing()
-        self.refresh()
+        if repaint:
+            self.refresh()
 
     def _set_virtual_height(self, count: int) -> None:
         """Resize the scrollable area without a layout pass of the whole screen (assigning

@@ -1,0 +1,1 @@
+"""A small double-entry ledger: money, accounts, statement import, reports."""
