@@ -79,3 +79,47 @@ def test_promote_a_note_logs_it_in_the_task(cli: Any, hand_task: Path) -> None:
     assert entries[0]["text"] == "ruff format is not run on whole files"
     result = cli("project-memory", "promote", hand_task, "--item", "action_result@8")
     assert result.code == 2 and "only a note or a decision" in result.err
+
+
+def test_a_folder_where_a_kind_file_should_be_is_one_line_exit_2(cli: Any, tmp_path: Path) -> None:
+    (tmp_path / ".agentforge" / "memory" / "lessons.yaml").mkdir(parents=True)
+    listed = cli("project-memory", "list", tmp_path)
+    assert listed.code == 2
+    assert listed.err.strip().splitlines() == [
+        "forgetui: .agentforge/memory/lessons.yaml is not a regular file"
+    ]
+
+
+def test_list_shows_text_as_written_not_as_markup_or_terminal_codes(
+    cli: Any, tmp_path: Path
+) -> None:
+    added = cli(
+        "project-memory", "add", tmp_path, "run pytest [/bold] then ruff", "--kind", "command"
+    )
+    assert added.code == 0, added.err
+    folder = tmp_path / ".agentforge" / "memory"
+    (folder / "lessons.yaml").write_text(
+        '- id: lesson-1\n  text: "see [link=http://evil.example]docs[/link] \\e[2J\\a"\n'
+    )
+    listed = cli("project-memory", "list", tmp_path)
+    assert listed.code == 0, listed.err
+    assert "run pytest [/bold] then ruff" in listed.out
+    assert "[link=http://evil.example]docs[/link] \\x1b[2J\\x07" in listed.out
+    assert "\x1b" not in listed.out and "\a" not in listed.out
+
+
+def test_control_characters_and_non_utf8_arguments_are_refused(cli: Any, tmp_path: Path) -> None:
+    assert cli("project-memory", "add", tmp_path, "fine", "--kind", "lesson").code == 0
+    lessons = tmp_path / ".agentforge" / "memory" / "lessons.yaml"
+    before = lessons.read_text()
+    for argv, said in [
+        (("add", tmp_path, "ring \a", "--kind", "lesson"), "has a control character '\\x07'"),
+        (("edit", tmp_path, "lesson-1", "clear \x1b[2J"), "has a control character '\\x1b'"),
+        (("add", tmp_path, "bad \udcff", "--kind", "lesson"), "argument TEXT is not UTF-8"),
+        (("edit", tmp_path, "lesson-1", "x\udcff"), "argument TEXT is not UTF-8"),
+        (("edit", tmp_path, "lesson-\udcff", "x"), "argument ID is not UTF-8"),
+    ]:
+        refused = cli("project-memory", *argv)
+        assert refused.code == 2, (argv, refused.err)
+        assert len(refused.err.strip().splitlines()) == 1 and said in refused.err, refused.err
+    assert lessons.read_text() == before

@@ -197,3 +197,74 @@ def test_no_memory_folder_shows_nothing(tmp_path: Path) -> None:
     folder = make_task(tmp_path, [])
     assert "project_memory" not in state_text(folder)
     assert not memory_dir(folder.workspace).exists()  # reading never creates it
+
+
+def test_a_folder_where_a_kind_file_should_be_is_left_out_not_a_crash(tmp_path: Path) -> None:
+    folder = make_task(tmp_path, [])
+    workspace = folder.workspace
+    add_entry(workspace, "convention", "tabs are refused in *.py")
+    (memory_dir(workspace) / "lessons.yaml").mkdir()
+    memory = load_project_memory(workspace)
+    assert [e.id for e in memory.entries] == ["convention-1"]
+    assert memory.problems == (".agentforge/memory/lessons.yaml is not a regular file",)
+    with pytest.raises(ProjectMemoryError, match=r"lessons\.yaml is not a regular file"):
+        load_project_memory(workspace, strict=True)
+    text = state_text(folder)  # the step still compiles, and says which file it left out
+    assert "tabs are refused in *.py" in text
+    assert "lessons.yaml is not a regular file (file left out)" in text
+
+
+def test_a_huge_id_is_refused_in_a_short_line_and_left_out_notes_keep_to_the_budget(
+    tmp_path: Path,
+) -> None:
+    folder = make_task(tmp_path, [])
+    workspace = folder.workspace
+    add_entry(workspace, "convention", "docstrings say why")
+    huge = "lesson-" + "7" * 200_000
+    (memory_dir(workspace) / "knowledge.yaml").write_text(f"- id: {huge}\n  text: x\n")
+    memory = load_project_memory(workspace)
+    assert [e.id for e in memory.entries] == ["convention-1"]
+    assert len(memory.problems) == 1 and len(memory.problems[0]) <= 300
+    assert memory.problems[0].startswith(".agentforge/memory/knowledge.yaml:1: entry 1: field 'id'")
+    block = project_block(state_text(folder))
+    assert "knowledge.yaml:1: entry 1" in block and "docstrings say why" in block
+    assert "7" * 100 not in block
+    # many bad lines (an id used twice, over and over) still keep to the memory's own budget
+    twice = "".join(f"- id: lesson-{n}\n  text: lesson {n}\n" for n in range(1, 41))
+    (memory_dir(workspace) / "lessons.yaml").write_text(twice)
+    (memory_dir(workspace) / "knowledge.yaml").write_text(twice.replace("lesson", "knowledge"))
+    (memory_dir(workspace) / "commands.yaml").write_text(twice.replace("lesson", "command"))
+    dupes = "".join(f"- id: command-{n}\n  text: again {n}\n" for n in range(1, 41))
+    (memory_dir(workspace) / "commands.yaml").write_text(dupes + dupes)
+    (memory_dir(workspace) / "settings.yaml").write_text("budget_tokens: 80\n")
+    assert len(load_project_memory(workspace).problems) == 40
+    block = project_block(state_text(folder))
+    assert "more problems in .agentforge/memory" in block
+    assert counter_for(folder.spec.model).count(block) <= 80
+
+
+def test_add_after_an_id_too_long_for_a_number_refuses_in_one_line(tmp_path: Path) -> None:
+    memory_dir(tmp_path).mkdir(parents=True)
+    lessons = memory_dir(tmp_path) / "lessons.yaml"
+    lessons.write_text(f"- id: lesson-{'9' * 5000}\n  text: x\n")
+    with pytest.raises(ForgeError, match=r"lessons\.yaml:1: entry 1: field 'id'"):
+        add_entry(tmp_path, "lesson", "another")
+    assert lessons.read_text() == f"- id: lesson-{'9' * 5000}\n  text: x\n"
+    top = f"- id: lesson-{'9' * 33}\n  text: x\n"  # the longest id a file may hold
+    lessons.write_text(top)
+    with pytest.raises(ProjectMemoryError, match="no id left for a new lesson"):
+        add_entry(tmp_path, "lesson", "another")
+    assert lessons.read_text() == top
+
+
+@pytest.mark.parametrize("bad", ["ring \a bell", "colour \x1b[31m red", "stray \udcff byte"])
+def test_add_and_edit_refuse_control_characters_and_stray_bytes(tmp_path: Path, bad: str) -> None:
+    add_entry(tmp_path, "lesson", "fine")
+    before = (memory_dir(tmp_path) / "lessons.yaml").read_text()
+    refused = r"^project memory text (has a control|is not UTF)"
+    with pytest.raises(ProjectMemoryError, match=refused):
+        add_entry(tmp_path, "lesson", bad)
+    with pytest.raises(ProjectMemoryError, match=refused):
+        edit_entry(tmp_path, "lesson-1", bad)
+    assert (memory_dir(tmp_path) / "lessons.yaml").read_text() == before
+    assert add_entry(tmp_path, "lesson", "two lines\n\tindented").id == "lesson-2"

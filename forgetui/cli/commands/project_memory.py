@@ -47,8 +47,15 @@ def add_parser(sub: Subcommands) -> None:
     remove.add_argument("id")
 
 
+ARGUMENTS = {"text": "TEXT", "id": "ID", "kind": "--kind", "item": "--item", "answer": "--answer"}
+
+
 def handle(args: argparse.Namespace) -> int:
     sub = args.project_command
+    for name, shown in ARGUMENTS.items():
+        value = getattr(args, name, None)
+        if isinstance(value, str) and not _utf8(value):
+            raise ForgeError(f"project-memory {sub}: argument {shown} is not UTF-8 text")
     if sub == "promote":
         service = api.TaskService(args.task)
         if args.item is not None:
@@ -77,7 +84,21 @@ def handle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _utf8(value: str) -> bool:
+    """False for an argument holding bytes that are not UTF-8 (Python keeps them as stray
+    surrogates): nothing could write it to a file or a terminal."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def print_rows(rows: list[ProjectRow], workspace: object) -> None:
+    """The entries as a table, each value shown as text: a hand-edited file's `[bold]` is not
+    markup, and its escape character does not reach the terminal."""
+    from rich.markup import escape
+
     if not rows:
         print(f"no project memory in {workspace} yet: promote a note with "
               "`forgetui project-memory promote TASK --item REF`")  # fmt: skip
@@ -86,5 +107,6 @@ def print_rows(rows: list[ProjectRow], workspace: object) -> None:
     for column in ("id", "kind", "text", "source"):
         grid.add_column(column)
     for row in rows:
-        grid.add_row(row.id, row.kind, row.text, row.source or "")
+        values = (row.id, row.kind, row.text, row.source or "")
+        grid.add_row(*(escape(api.printable(value)) for value in values))
     console().print(grid)

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         unlock_task,
     )
     from forgetui.engine.base.errors import EXIT_OK, ForgeError, first_error
+    from forgetui.engine.base.one_line import printable
     from forgetui.engine.base.text_diff import TextDiff, more_lines
     from forgetui.engine.base.yamlio import safe_load as load_yaml
     from forgetui.engine.context import CompiledContext
@@ -147,6 +148,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "repair_task", "tasks_at", "unlock_task",
     ),
     "forgetui.engine.base.errors": ("EXIT_OK", "ForgeError", "first_error"),
+    "forgetui.engine.base.one_line": ("printable",),
     "forgetui.engine.base.text_diff": ("TextDiff", "more_lines"),
     "forgetui.engine.base.yamlio": ("load_yaml",),
     "forgetui.engine.context": ("CompiledContext",),
@@ -306,6 +308,7 @@ __all__ = [
     "pin",
     "preview_context",
     "previous_on_branch",
+    "printable",
     "project_environment",
     "project_rows",
     "project_view",

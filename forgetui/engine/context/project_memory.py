@@ -29,6 +29,7 @@ from forgetui.engine.workspace.project_memory import (
 
 TAG = "project_memory"
 NAMED = 3  # entries left out for budget named in the reason; the rest counted
+NAMED_PROBLEMS = 6  # problem lines shown (a file each, or a twice-used id); the rest counted
 STATE_SHARE = 3  # at most a third of current_state, whatever settings.yaml says
 _CACHE: OrderedDict[tuple[object, ...], El | None] = OrderedDict()
 _CACHE_SIZE = 8
@@ -49,11 +50,28 @@ def _element(entries: Sequence[Entry], notes: Sequence[str]) -> El:
     return El(TAG, items=tuple(groups))
 
 
+def _notes(problems: Sequence[str], budget: int, counter: TokenCounter, fmt: str) -> list[str]:
+    """The left-out lines for `problems`, as many as fit `budget` alone, the rest counted:
+    they come first (the agent should know a file is missing) but within the same budget."""
+    notes = [f"{problem} (file left out)" for problem in problems]
+    for named in range(min(len(notes), NAMED_PROBLEMS), -1, -1):
+        kept = notes[:named]
+        if named < len(notes):
+            kept.append(
+                f"{len(notes) - named} more problems in {MEMORY_DIR}: "
+                "`forgetui project-memory list` names them"
+            )
+        if counter.count(render_el(_element((), kept), fmt)) <= budget:
+            return kept
+    return []
+
+
 def _fit(
     entries: Sequence[Entry], problems: Sequence[str], budget: int, counter: TokenCounter, fmt: str
 ) -> El | None:
-    """The entries, in kind order, as many as fit `budget` with the reasons for the rest."""
-    notes = [f"{problem} (file left out)" for problem in problems]
+    """The entries, in kind order, as many as fit `budget` with the reasons for the rest; never
+    more than `budget`, the reasons included."""
+    notes = _notes(problems, budget, counter, fmt)
     if not entries and not notes:
         return None
     shown: list[Entry] = []
@@ -72,8 +90,10 @@ def _fit(
             f"(budget_tokens in {MEMORY_DIR}/{SETTINGS_FILE})"
         )
         el = _element(shown, [*notes, why])
-        if counter.count(render_el(el, fmt)) <= budget or not shown:
+        if counter.count(render_el(el, fmt)) <= budget:
             return el
+        if not shown:  # not even the reason fits beside the notes: the notes alone
+            return _element((), notes) if notes else None
         left.insert(0, shown.pop())  # the reason needs room too: the last shown gives way
     return _element(shown, notes)
 

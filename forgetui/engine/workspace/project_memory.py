@@ -31,6 +31,7 @@ from forgetui.engine.base.errors import ForgeError, StateFileError
 from forgetui.engine.base.yamlio import dump_yaml, parse_yaml, validate_data
 from forgetui.engine.sandbox.redact import SECRET_VALUE, redact, secrets_of
 from forgetui.engine.workspace.confined_open import DIR_FLAGS, FILE_FLAGS, PathBlocked, open_dirs
+from forgetui.engine.workspace.memory_text import PROBLEM_CHARS, cut, quoted, text_problem
 from forgetui.engine.workspace.safe_write import WriteTarget
 
 Kind = Literal["convention", "command", "lesson", "preference", "knowledge"]
@@ -47,6 +48,7 @@ MEMORY_DIR = "/".join(MEMORY_PARTS)
 SETTINGS_FILE = "settings.yaml"
 DEFAULT_BUDGET = 300  # tokens of current_state the entries may take, unless settings say
 MAX_ENTRY_CHARS = 2000  # an entry is a line or a short paragraph, not a document
+MAX_ID_CHARS = 40  # `knowledge-` and nine-plus digits: room for any real count
 MAX_FILE_BYTES = 256 * 1024
 SECRET_MARKER = "[redacted]"
 
@@ -62,7 +64,7 @@ class _Strict(BaseModel):
 class ProjectEntry(_Strict):
     """One entry as its file holds it. `id` is `<kind>-<n>`, unique in the workspace."""
 
-    id: str = Field(pattern=r"^[a-z]+-[0-9]+$")
+    id: str = Field(max_length=MAX_ID_CHARS, pattern=r"^[a-z]+-[0-9]+$")
     text: str = Field(min_length=1, max_length=MAX_ENTRY_CHARS)
     source: str | None = None  # where it was promoted from: task, step, item
     added_at: str | None = None
@@ -99,7 +101,7 @@ class ProjectMemory:
             if entry.id == entry_id:
                 return entry
         known = ", ".join(entry.id for entry in self.entries) or "none"
-        raise ProjectMemoryError(f"no project memory entry {entry_id!r} (entries: {known})")
+        raise ProjectMemoryError(f"no project memory entry {quoted(entry_id)} (entries: {known})")
 
 
 def kind_of(value: str) -> Kind:
@@ -108,7 +110,9 @@ def kind_of(value: str) -> Kind:
     for kind in KINDS:
         if word in (kind, f"{kind}s"):
             return kind
-    raise ProjectMemoryError(f"unknown project memory kind {value!r}; kinds: {', '.join(KINDS)}")
+    raise ProjectMemoryError(
+        f"unknown project memory kind {quoted(value)}; kinds: {', '.join(KINDS)}"
+    )
 
 
 def workspace_of(path: Path) -> Path:
@@ -173,10 +177,10 @@ def _read(dir_fd: int, name: str) -> str | None:
                 f"{shown} is a symlink: project memory never follows a link"
             ) from None
         raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a folder, a pipe, a device put there by hand
+        os.close(fd)
+        raise ProjectMemoryError(f"{shown} is not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ProjectMemoryError(f"{shown} is not a regular file")
         data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise ProjectMemoryError(f"{shown} is over {MAX_FILE_BYTES // 1024} KiB")
@@ -212,8 +216,8 @@ def _kind_entries(dir_fd: int, kind: Kind) -> list[ProjectEntry]:
     for index, entry in enumerate(loaded.root):
         if not entry.id.startswith(f"{kind}-"):
             raise ProjectMemoryError(
-                f"{MEMORY_DIR}/{name}: entry {index + 1}: field 'id': {entry.id!r} must start "
-                f"with '{kind}-' in this file"
+                f"{MEMORY_DIR}/{name}: entry {index + 1}: field 'id': {quoted(entry.id)} must "
+                f"start with '{kind}-' in this file"
             )
     return loaded.root
 
@@ -236,7 +240,7 @@ def load_project_memory(workspace: Path, strict: bool = False) -> ProjectMemory:
             except ForgeError as exc:
                 if strict:
                     raise
-                problems.append(exc.message)
+                problems.append(cut(exc.message, PROBLEM_CHARS))
             seen: set[str] = set()
             for kind in KINDS:
                 try:
@@ -244,21 +248,21 @@ def load_project_memory(workspace: Path, strict: bool = False) -> ProjectMemory:
                 except ForgeError as exc:
                     if strict:
                         raise
-                    problems.append(exc.message)
+                    problems.append(cut(exc.message, PROBLEM_CHARS))
                     continue
                 for raw in found:
                     if raw.id in seen:
-                        problem = f"{MEMORY_DIR}/{FILES[kind]}: id {raw.id!r} appears twice"
+                        problem = f"{MEMORY_DIR}/{FILES[kind]}: id {quoted(raw.id)} appears twice"
                         if strict:
                             raise ProjectMemoryError(problem)
-                        problems.append(problem)
+                        problems.append(cut(problem, PROBLEM_CHARS))
                         continue
                     seen.add(raw.id)
                     entries.append(Entry(kind, raw.id, raw.text, raw.source, raw.added_at))
     except ProjectMemoryError as exc:  # the folder itself: a link
         if strict:
             raise
-        problems.append(exc.message)
+        problems.append(cut(exc.message, PROBLEM_CHARS))
     return ProjectMemory(tuple(entries), tuple(problems), budget)
 
 
@@ -311,23 +315,36 @@ def _locked(workspace: Path) -> Iterator[int]:
 
 def add_entry(workspace: Path, kind: Kind, text: str, source: str | None = None) -> Entry:
     """A new entry of `kind` at the end of its file, its text with secrets cut; returns it."""
-    text = scrubbed(text.strip())
-    if not text:
-        raise ProjectMemoryError("a project memory entry needs some text")
+    text = _entry_text(text, "a project memory entry needs some text")
     with _locked(workspace) as dir_fd:
         load_project_memory(workspace, strict=True)  # ids unique across the files
         current = _kind_entries(dir_fd, kind)
         taken = [int(e.id.rsplit("-", 1)[1]) for e in _all_entries(dir_fd) if e.id.startswith(kind)]
-        entry = ProjectEntry(
-            id=f"{kind}-{max(taken, default=0) + 1}", text=_fits(text), source=source,
-            added_at=now_iso(),
-        )  # fmt: skip
+        new_id = f"{kind}-{max(taken, default=0) + 1}"
+        if len(new_id) > MAX_ID_CHARS:
+            raise ProjectMemoryError(
+                f"{MEMORY_DIR}/{FILES[kind]}: no id left for a new {kind} (the highest is "
+                f"{kind}-{max(taken)}): renumber the entries by hand"
+            )
+        entry = ProjectEntry(id=new_id, text=text, source=source, added_at=now_iso())
         _write(workspace, dir_fd, kind, [*current, entry])
     return Entry(kind, entry.id, entry.text, entry.source, entry.added_at)
 
 
 def _all_entries(dir_fd: int) -> list[ProjectEntry]:
     return [entry for kind in KINDS for entry in _kind_entries(dir_fd, kind)]
+
+
+def _entry_text(text: str, empty: str) -> str:
+    """`text` as an entry holds it (trimmed, secrets cut), or one line saying why it cannot be:
+    empty, not UTF-8, a control character, too long."""
+    problem = text_problem(text)
+    if problem is not None:
+        raise ProjectMemoryError(f"project memory text {problem}")
+    text = scrubbed(text.strip())
+    if not text:
+        raise ProjectMemoryError(empty)
+    return _fits(text)
 
 
 def _fits(text: str) -> str:
@@ -356,10 +373,8 @@ def _change(workspace: Path, entry_id: str, text: str | None) -> Entry:
 
 def edit_entry(workspace: Path, entry_id: str, text: str) -> Entry:
     """Entry `entry_id` with `text` (secrets cut) in place of its text."""
-    text = scrubbed(text.strip())
-    if not text:
-        raise ProjectMemoryError("a project memory entry needs some text: remove it instead")
-    _change(workspace, entry_id, _fits(text))
+    text = _entry_text(text, "a project memory entry needs some text: remove it instead")
+    _change(workspace, entry_id, text)
     return load_project_memory(workspace, strict=True).find(entry_id)
 
 
