@@ -6,24 +6,47 @@ keys it by all three (the file by the first two, the entry by a 128-bit BLAKE2b 
 text), so a hit is the count tiktoken would give, never an estimate. Each process reads the
 file once and adds what it counted when it exits; two processes writing at once lose at most
 some entries, counted again next time. FORGETUI_TOKEN_CACHE=0 turns the store off (the tests
-do: a count there is tiktoken's, and nothing is written to the user's folders)."""
+do: a count there is tiktoken's, and nothing is written to the user's folders).
+
+The file is only a cache, and anyone who can write it could make a large context look small:
+a stored count is taken only when it is plausible for its text (`plausible`), else recounted.
+A file that is not a regular one (a named pipe would hang the read) or larger than the store
+ever writes is ignored."""
 
 from __future__ import annotations
 
 import atexit
 import hashlib
 import os
+import re
 import struct
 import tempfile
 import threading
 from importlib import metadata
 from pathlib import Path
 
+from forgetui.engine.base.small_file import read_small
 from forgetui.paths import cache_dir
 
 STORE_VARIABLE = "FORGETUI_TOKEN_CACHE"
 ENTRY = struct.Struct("<16sI")  # the text's digest, its count
 MAX_ENTRIES = 100_000  # the newest kept: 2 MB, read in milliseconds
+MAX_FILE_BYTES = MAX_ENTRIES * ENTRY.size
+# Bounds every real count of cl100k_base and o200k_base keeps (checked on this repository's
+# files, each of their lines, and litellm's): a token is at least one byte, and outside runs of
+# one character (a token may cover 128 bytes of one) text averages under 10 bytes a token.
+_RUN = re.compile(r"(.)\1{3,}", re.DOTALL)
+_MAX_AVERAGE_BYTES = 10
+
+
+def plausible(text: str, count: int) -> bool:
+    """Whether `count` could be tiktoken's count of `text`: a stored count that is not was
+    not written by a count (a broken or tampered file), and the text is counted again."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if count < 0 or count > size:
+        return False
+    rest = len(_RUN.sub("", text).encode("utf-8", "surrogatepass"))
+    return count >= rest // _MAX_AVERAGE_BYTES
 
 
 def text_key(kind: bytes, text: str) -> bytes:
@@ -100,7 +123,7 @@ class CountStore:
 def _read(path: Path) -> dict[bytes, int]:
     """The stored counts; none if the file is missing or not whole."""
     try:
-        data = path.read_bytes()
+        data = read_small(path, MAX_FILE_BYTES)
     except OSError:
         return {}
     if len(data) % ENTRY.size:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from forgetui.engine.base.errors import ForgeError
-from forgetui.engine.base.token_store import CountStore, text_key
+from forgetui.engine.base.token_store import CountStore, plausible, text_key
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -101,7 +101,7 @@ class TokenCounter:
             return len(self.encode(text))
         key = text_key(b"encode", text)
         known = self._store.get(key)
-        if known is None:
+        if known is None or not plausible(text, known):
             known = len(self.encode(text))
             self._store.put(key, known)
         return known
@@ -124,7 +124,7 @@ class TokenCounter:
         assert self._store is not None
         key = text_key(b"ordinary", text)
         known = self._store.get(key)
-        if known is None:
+        if known is None or not plausible(text, known):
             known = len(self._encoding.encode_ordinary(text))
             self._store.put(key, known)
         return known

@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 import shlex
 import time
-import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
@@ -30,6 +29,7 @@ from forgetui.engine.llm.credentials import require_keys
 from forgetui.engine.llm.doctor_probes import ProbeResult, Probing
 from forgetui.engine.llm.litellm_model import LiteLLMModel, import_litellm
 from forgetui.engine.llm.probes import Prober
+from forgetui.engine.llm.server_url import checked_api_base, scrub_url, shown_url
 from forgetui.engine.llm.system_role import resolve_system_role
 
 EXIT_NOT_USABLE = 1
@@ -93,7 +93,7 @@ class DoctorReport:
     def run_command(self) -> str:
         words = ["forgetui", "run", "TASK", "--model", self.model]
         if self.api_base:
-            words += ["--api-base", self.api_base]
+            words += ["--api-base", shown_url(self.api_base)]  # no user:password, no query
         return " ".join(shlex.quote(word) for word in [*words, *self.flags()])
 
     def task_yaml(self) -> str:
@@ -103,7 +103,7 @@ class DoctorReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "model": self.model,
-            "api_base": self.api_base,
+            "api_base": shown_url(self.api_base) if self.api_base else None,
             "probes": {result.name: result.to_json() for result in self.probes},
             "verdict": self.verdict,
             "why_not_usable": self.why_not_usable,
@@ -128,7 +128,7 @@ def doctor(
     Bad input (a model that is not a litellm model string, a URL that is not one, a provider
     key that is not set) is a ForgeError before any request; nothing the server does raises."""
     model = _checked_model(model)
-    api_base = _checked_api_base(api_base)
+    api_base = checked_api_base(api_base)
     timeout = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
     if timeout <= 0:
         raise ForgeError(f"--timeout must be above 0, not {timeout:g}")
@@ -139,9 +139,12 @@ def doctor(
     started = time.monotonic()  # the probes' time: litellm's import is not the server's
     prober = Prober(litellm, model, api_base, timeout)
     probing = Probing(litellm, prober)
-    results = probing.run(on_probe or (lambda result: None))
+    shown = on_probe or (lambda result: None)
+    results = [_scrubbed(r, api_base) for r in probing.run(lambda r: shown(_scrubbed(r, api_base)))]
     by_name = {result.name: result for result in results}
     options, reasons, why_not = _advice(litellm, model, api_base, by_name)
+    reasons = {option: scrub_url(reason, api_base) for option, reason in reasons.items()}
+    why_not = scrub_url(why_not, api_base) if why_not else why_not
     ModelOptions().with_overrides(**options)  # every piece of advice is an option that exists
     return DoctorReport(
         model,
@@ -246,20 +249,10 @@ def _checked_model(model: str | None) -> str:
     return spec
 
 
-def _checked_api_base(api_base: str | None) -> str | None:
-    if api_base is None:
-        return None
-    url = api_base.strip()
-    try:
-        parts = urllib.parse.urlsplit(url)
-        parts.port  # noqa: B018 - a port that is not a number raises here
-    except ValueError as exc:
-        raise ForgeError(f"--api-base {api_base!r}: not a URL ({exc})") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ForgeError(
-            f"--api-base {api_base!r}: not an http(s) URL (e.g. http://127.0.0.1:8080/v1)"
-        )
-    return url
+def _scrubbed(result: ProbeResult, api_base: str | None) -> ProbeResult:
+    """A probe's line names the server without the credentials its URL may carry."""
+    detail = scrub_url(result.detail, api_base)
+    return result if detail == result.detail else replace(result, detail=detail)
 
 
 def _check_provider(litellm: ModuleType, model: str, api_base: str | None) -> None:

@@ -36,6 +36,7 @@ from forgetui.engine.llm.credentials import PLACEHOLDER_API_KEY, missing_key_var
 from forgetui.engine.llm.parse import ParsedAction, parse_text, parse_tool_call, tool_schemas
 from forgetui.engine.llm.prompt_count import TIMEOUT_S as TOKENIZE_TIMEOUT_S
 from forgetui.engine.llm.prompt_count import server_prompt_tokens
+from forgetui.engine.llm.server_url import scrub_url, shown_url
 from forgetui.engine.llm.stream import STOPPED, AnswerStream
 from forgetui.engine.llm.system_role import merge_system, resolve_system_role
 from forgetui.engine.sandbox import secrets_of
@@ -197,7 +198,7 @@ class LiteLLMModel:
         """One line that says what failed, where, and whether it was retried.
 
         The executor puts "model call failed: " before it, so it does not say that itself."""
-        where = self.api_base or self.name
+        where = shown_url(self.api_base) if self.api_base else self.name
         detail = _clip(error.detail)
         if error.kind == "timeout" and error.status is None:
             what, detail = f"timed out after {_seconds(waited_s)} s waiting for {where}", ""
@@ -223,7 +224,7 @@ class LiteLLMModel:
                 f" after {attempts} attempt(s): the per-step deadline of"
                 f" {_seconds(self.deadline_s)} s left no time for another"
             )
-        return f"{what}{how}: {detail}" if detail else f"{what}{how}"
+        return scrub_url(f"{what}{how}: {detail}" if detail else f"{what}{how}", self.api_base)
 
     def _request(
         self, litellm: ModuleType, messages: Sequence[dict[str, str]], tools: Sequence[ActionSpec]

@@ -19,6 +19,7 @@ from forgetui.engine.folder.catalog import ActionSpec
 from forgetui.engine.llm.call_errors import CallError, classify
 from forgetui.engine.llm.litellm_model import LiteLLMModel, redact_secrets
 from forgetui.engine.llm.parse import tool_schemas
+from forgetui.engine.llm.server_url import scrub_url, shown_url
 
 _MAX_REASON_CHARS = 200
 
@@ -79,7 +80,7 @@ class Prober:
         try:
             request = self._request(messages, max_tokens, tools)
         except Exception as exc:  # a model string litellm cannot build a request for
-            return _failure(exc, started)
+            return _failure(exc, started, self.api_base)
         self.sent += 1
         try:
             response = self.litellm.completion(**request, timeout=self.timeout_s)
@@ -149,8 +150,8 @@ def _failure(
     return Failure(
         time.monotonic() - started,
         error,
-        redact_secrets(_reason(error, where, timeout_s)),
-        tuple(redact_secrets(text) for text in _texts(exc)),
+        redact_secrets(scrub_url(_reason(error, where, timeout_s), where)),
+        tuple(redact_secrets(scrub_url(text, where)) for text in _texts(exc)),
     )
 
 
@@ -159,7 +160,7 @@ def _reason(error: CallError, where: str | None, timeout_s: float | None) -> str
     if error.kind == "timeout" and error.status is None:
         return f"no answer within {timeout_s:g} s" if timeout_s else "timed out"
     if error.kind == "refused":
-        return f"connection refused: nothing listens at {where}" if where else detail
+        return f"connection refused: nothing listens at {shown_url(where)}" if where else detail
     if error.kind == "reset":
         return f"connection reset: {detail}"
     if error.status is not None:

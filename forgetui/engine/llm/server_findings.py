@@ -19,7 +19,6 @@ import json
 import os
 import threading
 import time
-import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,16 +28,19 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from forgetui.engine.base.clock import now_iso
 from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.base.small_file import read_small
 from forgetui.engine.base.yamlio import atomic_write_text
 from forgetui.engine.folder.model_options import ModelOptions
 from forgetui.engine.llm.doctor import DoctorReport, doctor
 from forgetui.engine.llm.litellm_model import redact_secrets
+from forgetui.engine.llm.server_url import checked_api_base, scrub_url, server_url, url_tag
 
 CACHE_NAME = "servers.json"
 PROBE_VARIABLE = "FORGETUI_PROBE"
 # the options a probe may set for a run, in the order a line names them
 APPLIED = ("system_role", "tools", "context_window", "max_output_tokens", "timeout_s")
 Source = Literal["probed", "cached", "failed"]
+MAX_CACHE_BYTES = 1 << 20  # thousands of servers; more is not a file forgetui wrote
 
 
 class ServerEntry(BaseModel):
@@ -138,18 +140,18 @@ def cache_file() -> Path:
     return platformdirs.user_cache_path("forgetui") / CACHE_NAME
 
 
-def server_url(api_base: str) -> str:
-    """The URL as kept and shown: no user:password, no query (a token may ride in either)."""
-    parts = urllib.parse.urlsplit(api_base.strip())
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 address
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
-
-
 def _key(model: str, api_base: str) -> str:
-    return f"{server_url(api_base)} {model.strip()}"
+    """The shown URL and the model; a URL's user or query (two keys for one proxy, say) adds
+    a hash of them, never their text."""
+    tag = url_tag(api_base)
+    return f"{server_url(api_base)}{' #' + tag if tag else ''} {model.strip()}"
+
+
+def _safe_key(model: str, api_base: str) -> str | None:
+    try:
+        return _key(model, api_base)
+    except ValueError:  # not a URL: nothing was kept for it
+        return None
 
 
 _lock = threading.Lock()
@@ -165,9 +167,13 @@ def server_findings(
     timeout_s: float | None = None,
 ) -> Findings | None:
     """The findings for `model` at `api_base`: the cache's, else this process's earlier probe,
-    else a new probe's (kept when complete). None without a server or with probing off. Never
-    raises: a probe that cannot be sent is a failed one."""
-    if not api_base or not probing_enabled() or _not_a_server_model(model):
+    else a new probe's (kept when complete). None without a server or with probing off. An
+    `api_base` that is not a URL is bad input (ForgeError naming --api-base); past that it
+    never raises: a probe that cannot be sent is a failed one."""
+    if not api_base:
+        return None
+    checked_api_base(api_base)
+    if not probing_enabled() or _not_a_server_model(model):
         return None
     key = _key(model, api_base)
     with _lock:
@@ -195,7 +201,7 @@ def remember(report: DoctorReport) -> str:
         if not _complete(report):
             return "nothing kept for runs: not every probe got its answer"
         _, warning = read_cache()
-        write_entry(_entry(report))
+        write_entry(_entry(report), key)
     kept = f"kept for runs in {cache_file()}"
     return f"{warning}; {kept}" if warning else kept
 
@@ -204,7 +210,9 @@ def cached_findings(model: str | None, api_base: str | None) -> Findings | None:
     """The cache's findings without probing (the workbench header reads them)."""
     if not model or not api_base or not probing_enabled() or _not_a_server_model(model):
         return None
-    key = _key(model, api_base)
+    key = _safe_key(model, api_base)
+    if key is None:
+        return None
     entry = read_cache()[0].get(key)
     return _from_entry(entry, "cached") if entry is not None else _this_process.get(key)
 
@@ -225,27 +233,27 @@ def read_cache() -> tuple[dict[str, ServerEntry], str]:
     """(the entries, a warning when the file is broken and so ignored)."""
     path = cache_file()
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_small(path, MAX_CACHE_BYTES)  # not a pipe (it would hang), not a huge file
     except FileNotFoundError:
         return {}, ""
     except OSError as exc:
-        return {}, f"{path}: ignored, it does not read ({exc.strerror or exc})"
+        return {}, f"{path}: ignored, it does not read ({exc.strerror or exc}); a probe rewrites it"
     try:
-        loaded = CacheFile.model_validate(json.loads(text))
+        loaded = CacheFile.model_validate(json.loads(data.decode("utf-8")))
         for entry in loaded.servers.values():
             ModelOptions().with_overrides(**entry.options)
-    except (ValueError, ValidationError, ForgeError, TypeError) as exc:
+    except (ValueError, ValidationError, ForgeError, TypeError, RecursionError) as exc:
         why = exc.message if isinstance(exc, ForgeError) else type(exc).__name__
         why = f"not a server cache forgetui wrote ({why})"
         return {}, f"{path}: ignored, {why}; a probe rewrites it"
     return dict(loaded.servers), ""
 
 
-def write_entry(entry: ServerEntry) -> None:
-    """One entry in (a broken file is replaced whole); a cache that cannot be written only
-    means the next run probes again."""
+def write_entry(entry: ServerEntry, key: str) -> None:
+    """One entry in under `key` (a broken file is replaced whole); a cache that cannot be
+    written only means the next run probes again."""
     entries, _ = read_cache()
-    entries[_key(entry.model, entry.api_base)] = entry
+    entries[key] = entry
     data = CacheFile(servers=entries).model_dump(mode="json")
     with contextlib.suppress(OSError):
         atomic_write_text(cache_file(), json.dumps(data, indent=2, sort_keys=True) + "\n")
@@ -262,17 +270,19 @@ def _probe(
     try:
         report = doctor(model, api_base=api_base, timeout_s=timeout_s)
     except ForgeError as exc:
-        return Findings(model, url, "failed", why_not=exc.message, warning=warning)
+        why = scrub_url(exc.message, api_base)
+        return Findings(model, url, "failed", why_not=why, warning=warning)
     except Exception as exc:  # a probe must never take the run down
-        why = redact_secrets(f"{type(exc).__name__}: {exc}")
+        why = redact_secrets(scrub_url(f"{type(exc).__name__}: {exc}", api_base))
         return Findings(model, url, "failed", why_not=why, warning=warning)
     if report.why_not_usable:
-        return Findings(model, url, "failed", why_not=report.why_not_usable, warning=warning)
+        why = scrub_url(report.why_not_usable, api_base)
+        return Findings(model, url, "failed", why_not=why, warning=warning)
     entry = _entry(report)
     found = _from_entry(entry, "probed", time.monotonic() - started, warning)
     if not _complete(report):
         return found  # this run takes what was found; the next probes again
-    write_entry(entry)
+    write_entry(entry, _key(model, api_base))
     return found
 
 
@@ -356,4 +366,5 @@ __all__ = [
     "server_findings",
     "server_options",
     "server_tag",
+    "server_url",
 ]
