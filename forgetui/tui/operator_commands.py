@@ -27,6 +27,7 @@ from forgetui.tui.workers import in_thread
 if TYPE_CHECKING:
     from forgetui.engine.api import Adoption, Rerun
     from forgetui.tui.modals.escalation import Handover
+    from forgetui.tui.modals.inbox import InboxScreen, LoadInbox, Promote, WhyNot
 
 
 class OperatorHost(Protocol):
@@ -154,7 +155,6 @@ class OperatorCommands:
         """Every question and its answer. The modal reads the inbox and promotes in a worker of
         its own, through the session; the panes reload after a promotion."""
         from forgetui.engine.api import escalation_inbox, open_task
-        from forgetui.tui.modals.inbox import InboxScreen
 
         path, session, post = self._reader.path, self._session, self._screen.post_message
 
@@ -169,7 +169,14 @@ class OperatorCommands:
             if then == "answer":
                 self.answer()
 
-        self._push(InboxScreen(lambda: escalation_inbox(open_task(path)), promote, refused), closed)
+        load = lambda: escalation_inbox(open_task(path))  # noqa: E731
+        self._push(self._inbox_screen(load, promote, refused), closed)
+
+    def _inbox_screen(self, load: LoadInbox, promote: Promote, refused: WhyNot) -> InboxScreen:
+        """The inbox modal pushed (a subclass may offer more keys on it)."""
+        from forgetui.tui.modals.inbox import InboxScreen
+
+        return InboxScreen(load, promote, refused)
 
     # -- working memory -------------------------------------------------------------------------
 

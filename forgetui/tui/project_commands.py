@@ -14,9 +14,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from forgetui.engine.api import EditForm, ForgeError
-from forgetui.tui.commands import why_not
 from forgetui.tui.messages import OperatorDone
-from forgetui.tui.modals.inbox import InboxScreen
+from forgetui.tui.modals.inbox import InboxScreen, LoadInbox, Promote, WhyNot
 from forgetui.tui.operator_commands import OperatorCommands
 from forgetui.tui.panes.memory import MemoryPane
 
@@ -78,29 +77,15 @@ class MemoryCommands(OperatorCommands):
         screen = MemoryDetailScreen(row, editing, read_only, lambda: form, project=True)
         self._push(screen, edited)
 
-    def open_inbox(self) -> None:
+    def _inbox_screen(self, load: LoadInbox, promote: Promote, refused: WhyNot) -> InboxScreen:
         """The inbox, with P for an answer to become project memory."""
-        from forgetui.engine.api import escalation_inbox, open_task
-
-        path, session, post = self._reader.path, self._session, self._screen.post_message
-
-        def pin(entry_id: str) -> None:
-            post(OperatorDone(session.promote(entry_id)))
+        session, post = self._session, self._screen.post_message
 
         def to_project(entry_id: str) -> None:
             # the toast, and the panes reload: the entry shows in the memory pane
             post(OperatorDone(session.promote_answer_to_project(entry_id)))
 
-        def refused(action: str) -> str:
-            now = self._host.situation()
-            return why_not(action, now) if now is not None else "the task has not been read yet"
-
-        def closed(then: str | None) -> None:
-            if then == "answer":
-                self.answer()
-
-        load = lambda: escalation_inbox(open_task(path))  # noqa: E731
-        self._push(ProjectInboxScreen(load, pin, refused, to_project=to_project), closed)
+        return ProjectInboxScreen(load, promote, refused, to_project=to_project)
 
     def promote(self) -> None:
         """P: the selected note or decision to project memory, of the kind the operator
