@@ -197,7 +197,7 @@ def _echo_model(reply: FakeReply, model: object) -> FakeReply:
 class FakeOpenAI:
     """Serves POST /v1/chat/completions from a queue of scripted replies, recording each request."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:  # a port: the same server, up again
         self.requests: list[dict[str, Any]] = []
         self.authorizations: list[str | None] = []  # each request's Authorization header
         self.streams: list[ServedStream] = []  # each answer sent as a stream, in order
@@ -207,7 +207,7 @@ class FakeOpenAI:
         self._replies: deque[FakeReply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -217,6 +217,10 @@ class FakeOpenAI:
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}/v1"
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
 
     def queue(self, *replies: FakeReply) -> None:
         with self._lock:

@@ -277,8 +277,10 @@ class RunController:
         """Stages of fast steps flash by: the header repaints at most every STAGE_REPAINT
         seconds. The answer's events repaint only the answer (the header once, when it starts,
         and the footer: the step key stops it)."""
-        if event.stage == "alert":  # the context crossed 90% of its cap (said once)
-            return self._notify(event.detail, title="Context", severity="warning")
+        if event.stage == "alert":  # the context crossed 90% of its cap, or a command's
+            # change to .agentforge/ was undone: each its own title
+            title = "Context" if event.detail.startswith("context ") else "Undone"
+            return self._notify(event.detail, title=title, severity="warning")
         if event.stage == ANSWER:
             first = self.stage != ANSWER
             self.stage = ANSWER

@@ -25,8 +25,8 @@ from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultR
 AT = "2025-01-01T00:00:00Z"
 MERGED_KEYS = [
     "step", "action", "args", "result", "summary", "context_tokens", "prompt_tokens",
-    "completion_tokens", "cost", "model", "tool_tokens", "system_role", "finish_reason",
-    "model_ms", "raw_response",
+    "prompt_tokens_by", "completion_tokens", "cost", "model", "tool_tokens", "system_role",
+    "finish_reason", "model_ms", "raw_response",
 ]  # fmt: skip
 
 
@@ -365,8 +365,9 @@ def test_merged_shape(log_path: Path) -> None:
     assert entries[0] == {
         "step": 1, "action": "read_file", "args": {"path": "f1.py"}, "result": "success",
         "summary": "did step 1", "context_tokens": 900, "prompt_tokens": 950,
-        "completion_tokens": 40, "cost": 0.25, "model": "m", "tool_tokens": 0,
-        "system_role": None, "finish_reason": None, "model_ms": 0.0, "raw_response": None,
+        "prompt_tokens_by": None, "completion_tokens": 40, "cost": 0.25, "model": "m",
+        "tool_tokens": 0, "system_role": None, "finish_reason": None, "model_ms": 0.0,
+        "raw_response": None,
     }  # fmt: skip
     assert entries[1] == {"operator": "pin", "step": 1, "text": "x", "at": AT}
     assert (entries[2]["step"], entries[2]["result"]) == (2, "interrupted")

@@ -145,16 +145,24 @@ def test_write_into_the_system(workspace: Path, mode: str, var_tmp_target: Path)
     failed_on_the_attempt(outcome)  # a read-only mount: the open raised
 
 
-@gap(NO_MOUNTS)
+def stopped_in_the_task_folder(mode: str, outcome: ActionOutcome, rel: str) -> None:
+    """bwrap: the read-only mount made the write raise. allow-list: the write landed and was
+    put back once the command ended, and the step failed saying so."""
+    if mode == "bwrap":
+        failed_on_the_attempt(outcome)
+        return
+    assert outcome.result == "failure", outcome.output
+    assert f"{rel}: changed by the command, put back" in (outcome.error or ""), outcome.error
+
+
 def test_rewrite_the_tasks_own_task_yaml(workspace: Path, mode: str) -> None:
     task_yaml = workspace / ".agentforge" / "tasks" / "t" / "task.yaml"
     outcome = run_python(workspace, WRITE, ".agentforge/tasks/t/task.yaml")
     ran(outcome)
     held(mode, task_yaml.read_text() != TASK_YAML, "rewrote task.yaml")
-    failed_on_the_attempt(outcome)
+    stopped_in_the_task_folder(mode, outcome, ".agentforge/tasks/t/task.yaml")
 
 
-@gap(NO_MOUNTS)
 def test_append_a_forged_record_to_the_task_log(workspace: Path, mode: str) -> None:
     log = workspace / ".agentforge" / "tasks" / "t" / "actions.yaml"
     forged = "- {kind: result, step: 1, at: t, action: note, result: success, summary: forged}\n"
@@ -162,7 +170,7 @@ def test_append_a_forged_record_to_the_task_log(workspace: Path, mode: str) -> N
     outcome = run_python(workspace, code, ".agentforge/tasks/t/actions.yaml", forged)
     ran(outcome)
     held(mode, log.read_text() != ACTIONS_YAML, "appended to actions.yaml")
-    failed_on_the_attempt(outcome)
+    stopped_in_the_task_folder(mode, outcome, ".agentforge/tasks/t/actions.yaml")
 
 
 def test_the_workspace_itself_stays_writable(workspace: Path, mode: str) -> None:

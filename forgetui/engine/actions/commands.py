@@ -12,7 +12,7 @@ from forgetui.engine.actions.outcome import SUMMARY_CHARS, ActionEnv, ActionOutc
 from forgetui.engine.base.compress import one_line
 from forgetui.engine.checks import verify
 from forgetui.engine.folder.task_state import CommandRun, Verification
-from forgetui.engine.sandbox import CommandSetup, SandboxError, command_name, run_in
+from forgetui.engine.sandbox import CommandSetup, SandboxError, command_name, run_in, undone_note
 
 CHECK_DETAIL_CHARS = 200
 NOTE_SUMMARY_CHARS = 100
@@ -45,14 +45,19 @@ def run_cmd(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
         error = result.stopped
     elif result.exit_code != 0:
         error = f"exit code {result.exit_code}"
+    summary = verify.describe_command(result, name)
+    if result.undone:  # it did what a read-only .agentforge/ stops under bubblewrap: a failure
+        error = undone_note(result.undone)
+        summary = f"{name} changed .agentforge/, undone: {'; '.join(result.undone)}"
     return ActionOutcome(
-        "success" if result.exit_code == 0 else "failure",
-        one_line(verify.describe_command(result, name), SUMMARY_CHARS),
+        "success" if result.exit_code == 0 and not result.undone else "failure",
+        one_line(summary, SUMMARY_CHARS),
         output=output,
         error=error,
         command=CommandRun(cmd=shown, exit_code=result.exit_code, step=env.step),
         changed_workspace=True,  # a command may write anything; verification decides
         redacted=result.redacted,  # execute() adds the note to the summary
+        undone=result.undone,
     )
 
 

@@ -51,6 +51,7 @@ class ActionOutcome:
     changed_workspace: bool = False
     verification: Verification | None = None  # run_check: the new verification
     redacted: list[str] = field(default_factory=list)  # variables whose values were cut out
+    undone: list[str] = field(default_factory=list)  # a command's changes to .agentforge/, undone
 
 
 class Failed(ForgeError):

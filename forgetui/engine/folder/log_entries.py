@@ -64,6 +64,7 @@ def step_entry(intent: IntentRecord | None, result: ResultRecord | None) -> dict
         "summary": result.summary if result else "interrupted before its result was recorded",
         "context_tokens": intent.context_tokens if intent else 0,
         "prompt_tokens": intent.prompt_tokens if intent else 0,
+        "prompt_tokens_by": intent.prompt_tokens_by if intent else None,  # server | tokenize | ...
         "completion_tokens": intent.completion_tokens if intent else 0,
         "cost": intent.cost if intent else 0.0,
         "model": intent.model if intent else None,

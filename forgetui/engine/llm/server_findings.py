@@ -7,9 +7,11 @@ the system prompt into nowhere. The run applies the findings to every option the
 set (a flag, the user config or task.yaml win); `forgetui doctor` probes again and replaces them.
 
 Only a complete, usable probe is kept: a server that was down, timed out or answered nothing
-is probed again next time. The file holds the server's URL (without any user:password in it),
-the model name, the options and why: never a key. A file broken by hand is ignored, said once,
-and rewritten by the next probe. FORGETUI_PROBE=0 turns probing and the cached findings off.
+is probed again next time, and in a long-lived process (the workbench) once RETRY_AFTER_S has
+passed: a server started after the workbench is found by a later run. The file holds the
+server's URL (without any user:password in it), the model name, the options and why: never a
+key. A file broken by hand is ignored, said once, and rewritten by the next probe.
+FORGETUI_PROBE=0 turns probing and the cached findings off.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ PROBE_VARIABLE = "FORGETUI_PROBE"
 APPLIED = ("system_role", "tools", "context_window", "max_output_tokens", "timeout_s")
 Source = Literal["probed", "cached", "failed"]
 MAX_CACHE_BYTES = 1 << 20  # thousands of servers; more is not a file forgetui wrote
+# a failed or unfinished probe stands this long in one process: the CLI's line and its run
+# share it, and a server that was down is not asked at every run start while it stays down
+RETRY_AFTER_S = 60.0
 
 
 class ServerEntry(BaseModel):
@@ -155,9 +160,19 @@ def _safe_key(model: str, api_base: str) -> str | None:
 
 
 _lock = threading.Lock()
-# this process's probes, read after the file: a failed or unfinished probe is not sent again
-# when the same run builds its model a second time (the CLI's line, then the run)
-_this_process: dict[str, Findings] = {}
+# this process's probes, read after the file, with when each ended: a failed or unfinished
+# probe is not sent again when the same run builds its model a second time (the CLI's line,
+# then the run), nor before RETRY_AFTER_S
+_this_process: dict[str, tuple[Findings, float]] = {}
+_clock = time.monotonic  # a test moves it on
+
+
+def _recent(key: str) -> Findings | None:
+    """This process's probe of `key`, while it still stands."""
+    known = _this_process.get(key)
+    if known is None or _clock() - known[1] >= RETRY_AFTER_S:
+        return None
+    return known[0]
 
 
 def server_findings(
@@ -166,10 +181,10 @@ def server_findings(
     *,
     timeout_s: float | None = None,
 ) -> Findings | None:
-    """The findings for `model` at `api_base`: the cache's, else this process's earlier probe,
-    else a new probe's (kept when complete). None without a server or with probing off. An
-    `api_base` that is not a URL is bad input (ForgeError naming --api-base); past that it
-    never raises: a probe that cannot be sent is a failed one."""
+    """The findings for `model` at `api_base`: the cache's, else this process's earlier probe
+    (for RETRY_AFTER_S), else a new probe's (kept when complete). None without a server or with
+    probing off. An `api_base` that is not a URL is bad input (ForgeError naming --api-base);
+    past that it never raises: a probe that cannot be sent is a failed one."""
     if not api_base:
         return None
     checked_api_base(api_base)
@@ -181,11 +196,11 @@ def server_findings(
         entry = entries.get(key)
         if entry is not None:
             return _from_entry(entry, "cached")
-        known = _this_process.get(key)
+        known = _recent(key)
         if known is not None:
             return known
         found = _probe(model, api_base, timeout_s, warning)
-        _this_process[key] = found
+        _this_process[key] = (found, _clock())
         return found
 
 
@@ -214,7 +229,10 @@ def cached_findings(model: str | None, api_base: str | None) -> Findings | None:
     if key is None:
         return None
     entry = read_cache()[0].get(key)
-    return _from_entry(entry, "cached") if entry is not None else _this_process.get(key)
+    if entry is not None:
+        return _from_entry(entry, "cached")
+    known = _this_process.get(key)
+    return known[0] if known is not None else None
 
 
 def server_options(model: str | None, api_base: str | None, options: ModelOptions) -> ModelOptions:

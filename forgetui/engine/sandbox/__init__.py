@@ -25,6 +25,7 @@ from forgetui.engine.sandbox.process import (
     command_name,
     run_command,
     run_in,
+    undone_note,
 )
 from forgetui.engine.sandbox.project_env import (
     EnvSource,
@@ -66,5 +67,6 @@ __all__ = [
     "secrets_of",
     "shell_syntax",
     "split_command",
+    "undone_note",
     "workspace_relative",
 ]

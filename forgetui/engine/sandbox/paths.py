@@ -9,6 +9,8 @@ from pathlib import Path
 from forgetui.engine.sandbox.errors import SandboxError
 
 TASK_DIR_NAME = ".agentforge"
+MEMORY_PARTS = (TASK_DIR_NAME, "memory")  # the workspace's project memory
+TASKS_PARTS = (TASK_DIR_NAME, "tasks")  # where each task's own folder lives
 PYVENV_CFG = "pyvenv.cfg"  # what marks a directory as a virtual environment
 
 

@@ -18,6 +18,7 @@ from typing import IO
 from forgetui.engine.sandbox.argv import check_allowed, program_argv, shell_syntax, split_command
 from forgetui.engine.sandbox.bwrap import SANDBOX_HOME, home_to_hide, wrap
 from forgetui.engine.sandbox.errors import SandboxError
+from forgetui.engine.sandbox.guard import CommandGuard
 from forgetui.engine.sandbox.limits import PidsCgroup
 from forgetui.engine.sandbox.mode import SandboxMode, SandboxName, sandbox_mode
 from forgetui.engine.sandbox.redact import redact, secrets_of
@@ -39,6 +40,8 @@ class CommandResult:
     sandbox: SandboxName = "allow-list"
     redacted: list[str] = field(default_factory=list)  # variables whose values were cut
     stopped: str | None = None  # "stopped: file size limit 1024 MB": a resource limit hit
+    # allow-list mode: what it changed under .agentforge/ and what was done about it (guard.py)
+    undone: list[str] = field(default_factory=list)
 
 
 class _CappedReader(threading.Thread):
@@ -163,8 +166,10 @@ def run_in(
 
     def finish(
         exit_code: int | None, output: str, timed_out: bool, truncated: bool,
-        stopped: str | None = None,
+        stopped: str | None = None, undone: list[str] | None = None,
     ) -> CommandResult:  # fmt: skip
+        if undone:
+            output += f"\n[{undone_note(undone)}]"
         clean, names = redact(output, secrets_of(setup.environ))
         return CommandResult(
             argv=argv,
@@ -176,6 +181,7 @@ def run_in(
             sandbox=mode.name,
             redacted=names,
             stopped=stopped,
+            undone=undone or [],
         )
 
     if os.sep not in argv[0]:  # a bare name: program_argv found it nowhere on PATH
@@ -194,6 +200,8 @@ def run_in(
         if cgroup is not None:
             launched = [*cgroup.join(), *launched]
         env = setup.child_env(home=SANDBOX_HOME)
+    # no mount keeps .agentforge/ read-only here: what the command changes there is put back
+    guard = CommandGuard(workspace, setup.guarded).before() if mode.bwrap is None else None
     try:
         proc = subprocess.Popen(
             launched,
@@ -222,6 +230,7 @@ def run_in(
         _kill_group(proc.pid)  # on a timeout, and any background child left behind
         proc.wait()
     reader.join(timeout=2.0)  # a child that escaped the group may still hold the pipe
+    undone = guard.after() if guard is not None else []
     output, truncated = reader.text()
     stopped = None
     if timed_out:
@@ -232,7 +241,16 @@ def run_in(
             output += f"\n[{stopped}]"
     if cgroup is not None:
         cgroup.remove()
-    return finish(exit_code, output, timed_out, truncated, stopped)
+    return finish(exit_code, output, timed_out, truncated, stopped, undone)
+
+
+def undone_note(undone: list[str]) -> str:
+    """One line for the command's output and the step's error: the agent learns its change
+    did not stay, and why."""
+    return (
+        "commands must not change forgetui's own files under .agentforge/, so forgetui undid "
+        f"it: {'; '.join(undone)}"
+    )
 
 
 def cap_text(text: str, limit: int) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from forgetui.engine.sandbox.environment import child_env
 from forgetui.engine.sandbox.limits import ResourceLimits
+from forgetui.engine.sandbox.paths import MEMORY_PARTS, TASKS_PARTS
 from forgetui.engine.sandbox.project_env import ProjectEnvironment, find_environment
 
 if TYPE_CHECKING:
@@ -34,6 +35,9 @@ class CommandSetup:
     passthrough: tuple[str, ...] = ()
     limits: ResourceLimits = field(default_factory=ResourceLimits)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    # workspace folders whose files a command must leave as they are (guard.py): the project
+    # memory, and the task's own folder
+    guarded: tuple[str, ...] = ("/".join(MEMORY_PARTS),)
 
     @classmethod
     def for_task(
@@ -49,6 +53,7 @@ class CommandSetup:
             passthrough=tuple(spec.env_passthrough),
             limits=ResourceLimits(options.memory_mb, options.file_size_mb, options.processes),
             environ=environ,
+            guarded=("/".join(MEMORY_PARTS), "/".join((*TASKS_PARTS, spec.id))),
         )
 
     @classmethod

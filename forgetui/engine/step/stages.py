@@ -167,7 +167,9 @@ def execute_and_verify(folder: TaskFolder, draft: StepDraft, emit: Emit) -> None
         finally:  # a control action that escalates is recorded with its time too
             draft.tool_ms = (time.perf_counter() - started) * 1000
         return
-    _take_outcome(draft, _run_workspace_action(folder, draft))
+    _take_outcome(draft, outcome := _run_workspace_action(folder, draft))
+    for line in outcome.undone:  # a command changed .agentforge/ (allow-list mode): undone
+        emit(draft.number, "alert", f"{draft.action} changed .agentforge/, undone: {line}")
     verification = _verify(folder, draft, emit)
     draft.tool_ms = (time.perf_counter() - started) * 1000
     if verification is not None and verification.regressions:

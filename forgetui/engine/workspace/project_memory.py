@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 from forgetui.engine.base.clock import now_iso
 from forgetui.engine.base.errors import ForgeError, StateFileError
 from forgetui.engine.base.yamlio import dump_yaml, parse_yaml, validate_data
+from forgetui.engine.sandbox.paths import MEMORY_PARTS
 from forgetui.engine.sandbox.redact import SECRET_VALUE, redact, secrets_of
 from forgetui.engine.workspace.confined_open import DIR_FLAGS, FILE_FLAGS, PathBlocked, open_dirs
 from forgetui.engine.workspace.memory_text import PROBLEM_CHARS, cut, quoted, text_problem
@@ -43,7 +44,6 @@ FILES: dict[Kind, str] = {
     "lesson": "lessons.yaml",
     "knowledge": "knowledge.yaml",
 }
-MEMORY_PARTS = (".agentforge", "memory")
 MEMORY_DIR = "/".join(MEMORY_PARTS)
 SETTINGS_FILE = "settings.yaml"
 DEFAULT_BUDGET = 300  # tokens of current_state the entries may take, unless settings say
