@@ -548,7 +548,7 @@ def test_the_file_just_read_stays_whole_while_older_results_collapse(workspace: 
     spec = make_spec(limits={"token_budget": {"current_state": 2600}})
     ctx = compile_context(make_inputs(workspace, spec=spec, state=make_state(step=7), items=items))
     state = ctx.section("current_state")
-    assert "tool results collapsed to one line" in state.compressions
+    assert "2 older tool results collapsed to one line" in state.compressions
     assert "the newest tool result compressed too" not in state.compressions
     assert "def handler_120(event):  # line 120" in state.text  # step 7's read, every line
     assert state.text.count("def handler_60(event)") == 1  # steps 5 and 6: one line each
@@ -578,7 +578,7 @@ def test_compression_follows_the_table_order(workspace: Path) -> None:
     )
     table = (
         "file content: first and last lines kept",
-        "tool results collapsed to one line",
+        "1 older tool result collapsed to one line",
         "errors and long texts cut to 500 characters",
         "lists capped at 5 items",
     )
@@ -595,9 +595,10 @@ def test_compression_follows_the_table_order(workspace: Path) -> None:
         .section("current_state")
         .compressions
     )
-    assert labels[:3] == table[:3] and labels[3] == "lists capped at 2 items"
-    assert labels[4] == "workspace tree dropped"  # before any memory item goes
-    assert labels[5].endswith("omitted")
+    # the tool result went to one line, then was the oldest item left out: no line counts it
+    assert labels[:2] == (table[0], table[2]) and labels[2] == "lists capped at 2 items"
+    assert labels[3] == "workspace tree dropped"  # before any memory item goes
+    assert labels[4].endswith("omitted")
 
 
 def test_decisions_are_never_dropped(workspace: Path) -> None:

@@ -29,9 +29,9 @@ NOTE = "remember: " + " ".join(f"fact{i}" for i in range(120))
 # the squeezes current_state went through before it dropped its oldest unpinned items
 DROPPED = (
     f"current_state over its {BUDGET}-token budget: oldest unpinned items dropped first, after "
-    "first and last lines of file content kept, tool results collapsed to one line, errors "
-    "and long texts cut to 500 characters, lists capped at 2 items, workspace tree dropped"
-)
+    "first and last lines of file content kept, errors and long texts cut to 500 characters, "
+    "lists capped at 2 items, workspace tree dropped"
+)  # no older tool result is shown there, so none was collapsed
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +179,7 @@ def test_context_step_json_and_text_show_them(
     assert main(["context", str(run.path), "--step", "7"]) == 0
     text = capsys.readouterr().out
     assert f"left note@5 (dropped for budget: {DROPPED})" in text
-    assert "compressed current_state (file content: first and last lines kept; tool results" in text
+    assert "compressed current_state (file content: first and last lines kept; errors and" in text
 
 
 def test_an_older_context_without_them_is_still_inferred(run: TaskFolder, tmp_path: Path) -> None:
@@ -233,9 +233,8 @@ def test_the_strategy_names_every_squeeze_tried_first(
     assert {e.reason for e in found.values()} == {"dropped for budget"}
     squeezes = (
         f"current_state over its {budget}-token budget: oldest unpinned items dropped first, "
-        "after first and last lines of file content kept, tool results collapsed to one line, "
-        "errors and long texts cut to 500 characters, lists capped at 2 items, workspace tree "
-        "dropped"
+        "after first and last lines of file content kept, errors and long texts cut to 500 "
+        "characters, lists capped at 2 items, workspace tree dropped"
     )
     assert found["n1"].strategy == found["n2"].strategy == squeezes
     assert (found["n3"].strategy if "n3" in found else "shown") == pinned

@@ -140,7 +140,7 @@ def test_from_50_percent_it_compresses_harder_and_says_why(tmp_path: Path, natur
     state = ctx.section("current_state")
     assert ctx.usage_tier == 50
     assert state.compressions[0].startswith("usage tier 50% (context at 50% of its")
-    assert "tool results collapsed to one line" in state.compressions
+    assert "1 older tool result collapsed to one line" in state.compressions
     assert ctx.request_tokens < natural  # it acted: the tool result is one line now
     below = compile_context(at_share(tmp_path, natural, 50, below=True))
 

@@ -57,9 +57,9 @@ async def test_each_departure_shows_its_reason_and_rule(
             " - action_result@4  left (pushed out) · memory holds at most 4 items: "
             "note@6 pushed it out",
             f" - note@5  left (dropped for budget) · {DROPPED}",
-            " ⇣ current_state  compressed: file content: first and last lines kept; tool "
-            "results collapsed to one line; errors and long texts cut to 500 characters; lists "
-            "capped at 2 items; workspace tree dropped; 1 memory item omitted",
+            " ⇣ current_state  compressed: file content: first and last lines kept; errors and "
+            "long texts cut to 500 characters; lists capped at 2 items; workspace tree dropped; "
+            "1 memory item omitted",
         ]
         assert "current_state       ███████████░    229 / 240 ⇣" in screen_text(app)
 
@@ -90,7 +90,7 @@ async def test_the_step_detail_lists_what_its_context_left_out(
         assert "left out of this context" in text
         assert "note@5: dropped for budget · current_state over its 240-token" in text
         assert "compressed to fit" in text
-        assert "current_state: file content: first and last lines kept; tool results" in text
+        assert "current_state: file content: first and last lines kept; errors and" in text
 
 
 def test_diff_reasons_snapshot(

@@ -14,7 +14,8 @@ from forgetui.engine.context.inputs import ContextInputs, Section
 from forgetui.engine.context.project_memory import ProjectStateTree
 from forgetui.engine.context.render import content_prefix, render_el, section_blocks
 from forgetui.engine.context.sections import LIST_CAPS, body_text, hard_section
-from forgetui.engine.context.state_tree import Squeeze, StateTree
+from forgetui.engine.context.squeeze import COLLAPSE_ALL, Squeeze
+from forgetui.engine.context.state_tree import Shown, StateTree
 from forgetui.engine.context.target_files import measured, numbered_text
 from forgetui.engine.context.tiers import at_least
 from forgetui.engine.context.tree import Block
@@ -44,7 +45,7 @@ class CurrentState:
         self.over_budget: list[str] = []
         self._headers: dict[tuple[int, int, bool], int] = {}
         self._rigid_key: Squeeze | None = None
-        self._rigid_blocks: tuple[list[Block], list[str]] = ([], [])
+        self._rigid_blocks: tuple[list[Block], Shown] | None = None
 
     def build(self, budget: int, floor: Squeeze | None = None) -> Section:
         """`floor`: the least compression a usage tier asks for (tiers.py)."""
@@ -55,6 +56,7 @@ class CurrentState:
         need = 0
         has_tree = self.state_tree.tree is not None
         newest = self.state_tree.newest_result() is not None
+        collapsed = floor.collapse  # how many older results the step before had on one line
         for sq in dict.fromkeys(
             at_least(sq, floor) for sq in self._squeezes(unpinned, has_pinned, has_tree, newest)
         ):
@@ -65,10 +67,14 @@ class CurrentState:
                     f"current_state budget {budget}"
                 )
             section, need = self._attempt(sq, budget)
+            if section is not None and sq.collapse and not collapsed:
+                return self._fewest_collapsed(sq, budget, section)
             if section is not None:
                 return section
-        tree, self.memory_refs = self.state_tree.at(Squeeze(cut=True, list_cap=LIST_CAPS[-1]), {})
-        body = body_text(section_blocks(tree, self.fmt), self.fmt)
+            collapsed = sq.collapse
+        shown = self.state_tree.at(Squeeze(cut=True, list_cap=LIST_CAPS[-1]), {})
+        self.memory_refs = shown.refs
+        body = body_text(section_blocks(shown.tree, self.fmt), self.fmt)
         section = hard_section("current_state", budget, body, (), self.counter, self.fmt)
         if not self.over_budget:
             self.over_budget.append(
@@ -83,7 +89,7 @@ class CurrentState:
     ) -> Iterator[Squeeze]:
         sq = Squeeze()
         yield sq
-        for change in ({"files": True}, {"collapse": True}, {"cut": True}):
+        for change in ({"files": True}, {"collapse": COLLAPSE_ALL}, {"cut": True}):
             sq = replace(sq, **change)
             yield sq
         for cap in LIST_CAPS:
@@ -109,20 +115,35 @@ class CurrentState:
         if has_pinned:
             yield replace(sq, omit_pinned=True)
 
-    def _rigid(self, sq: Squeeze) -> tuple[list[Block], list[str]]:
-        """The section's blocks with the elastic parts left empty, and the memory refs shown.
-        Steps that change only how files are cut share one rendering."""
+    def _fewest_collapsed(self, sq: Squeeze, budget: int, fitted: Section) -> Section:
+        """The step that puts older tool results on one line fits (`fitted`, every one
+        collapsed): the fewest, oldest first, that still fit. Each one collapsed frees room,
+        so a binary search finds them in a few renderings however large memory is; whatever
+        count it settles on was rendered and fits."""
+        fails, fits, best = 0, self.state_tree.collapsible, fitted
+        while fits - fails > 1:
+            middle = (fails + fits) // 2
+            section, _ = self._attempt(replace(sq, collapse=middle), budget)
+            if section is None:
+                fails = middle
+            else:
+                fits, best = middle, section
+        return best
+
+    def _rigid(self, sq: Squeeze) -> tuple[list[Block], Shown]:
+        """The section's blocks with the elastic parts left empty, and what it shows of
+        memory. Steps that change only how files are cut share one rendering."""
         key = replace(sq, files=False, starve=False)
-        if key != self._rigid_key:
-            tree, refs = self.state_tree.at(sq, {})
-            self._rigid_key, self._rigid_blocks = key, (section_blocks(tree, self.fmt), refs)
+        if key != self._rigid_key or self._rigid_blocks is None:
+            shown = self.state_tree.at(sq, {})
+            self._rigid_key, self._rigid_blocks = key, (section_blocks(shown.tree, self.fmt), shown)
         return self._rigid_blocks
 
     def _attempt(self, sq: Squeeze, budget: int) -> tuple[Section | None, int]:
         """current_state at one compression step if it fits, and the tokens its pinned items
         and decisions need."""
         count = self.counter.count
-        blocks, refs = self._rigid(sq)
+        blocks, shown = self._rigid(sq)
         rigid = sum(count(block.text) for block in blocks if block.el.slot < 0)
         need = sum(count(b.text) for b in blocks if b.el.mark and b.el.slot < 0)
         placed = [block for block in blocks if block.el.slot >= 0]
@@ -135,13 +156,13 @@ class CurrentState:
         tokens = sum(count(text) for text in texts)
         if tokens > budget:
             return None, need
-        labels = sq.labels()
+        labels = sq.labels(shown.collapsed, shown.older)
         if excerpted:
             kept = "first and last lines"
             if any(part.focus for part in self.elastic):
                 kept += " (around each violation where one is known)"
             labels = (f"{FILE_CONTENT}{kept} kept", *labels)
-        self.memory_refs = refs
+        self.memory_refs = shown.refs
         return Section("current_state", budget, "".join(texts), tokens, labels), need
 
     def _render(self, block: Block, text: str) -> str:

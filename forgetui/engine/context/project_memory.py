@@ -15,7 +15,8 @@ from dataclasses import replace
 from forgetui.engine.base.tokens import TokenCounter
 from forgetui.engine.context.inputs import ContextInputs
 from forgetui.engine.context.render import render_el
-from forgetui.engine.context.state_tree import Squeeze, StateTree
+from forgetui.engine.context.squeeze import Squeeze
+from forgetui.engine.context.state_tree import Shown, StateTree
 from forgetui.engine.context.tree import El, seq
 from forgetui.engine.workspace.project_memory import (
     FILES,
@@ -125,8 +126,8 @@ class ProjectStateTree(StateTree):
         super().__init__(inputs, counter)
         self.project = project_element(inputs, counter, fmt)
 
-    def at(self, sq: Squeeze, fills: Mapping[int, str]) -> tuple[El, list[str]]:
-        tree, refs = super().at(sq, fills)
+    def at(self, sq: Squeeze, fills: Mapping[int, str]) -> Shown:
+        shown = super().at(sq, fills)
         if self.project is None:
-            return tree, refs
-        return replace(tree, items=(self.project, *tree.items)), refs
+            return shown
+        return shown._replace(tree=replace(shown.tree, items=(self.project, *shown.tree.items)))

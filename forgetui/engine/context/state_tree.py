@@ -6,9 +6,9 @@ budget is current_state.py's job."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from forgetui.engine.base import compress as cz
 from forgetui.engine.base.tokens import MAX_BYTES_PER_TOKEN, TokenCounter
@@ -28,6 +28,7 @@ from forgetui.engine.context.overlap import (
     tree_overlap,
     whole_reads,
 )
+from forgetui.engine.context.squeeze import Squeeze, spans_lines
 from forgetui.engine.context.state_parts import decisions_el, escalation_el, plan_el
 from forgetui.engine.context.target_files import lines_matching, target_files
 from forgetui.engine.context.tree import El, Elastic, drop_empty, seq, value_el
@@ -42,44 +43,14 @@ PROBE_SHOWN = 5
 SCRATCHPAD_SHARE = 30
 
 
-@dataclass(frozen=True)
-class Squeeze:
-    """How hard current_state is compressed, one step of the compression table at a time."""
+class Shown(NamedTuple):
+    """current_state at one compression step: its tree, the refs of the memory items it shows,
+    and how many of the older tool results it shows went to one line, of how many."""
 
-    files: bool = False  # file content: first/last lines
-    collapse: bool = False  # tool results on one line
-    cut: bool = False  # errors and long texts cut to 500 characters
-    list_cap: int | None = None  # lists keep the first N
-    no_tree: bool = False  # the workspace tree goes before any memory item does
-    dropped: int = 0  # unpinned memory items omitted, oldest first
-    # the newest tool result is compressed too: until then it stays whole, since what the
-    # agent just read or ran is what its next step works from
-    newest: bool = False
-    pinned: bool = False  # the same strategies now apply to pinned items
-    starve: bool = False  # file excerpts may shrink to nothing
-    omit_pinned: bool = False  # pinned items cannot fit: the step must not go out
-
-    def labels(self) -> tuple[str, ...]:
-        labels = []
-        if self.collapse:
-            labels.append("tool results collapsed to one line")
-        if self.cut:
-            labels.append("errors and long texts cut to 500 characters")
-        if self.list_cap is not None:
-            labels.append(f"lists capped at {self.list_cap} items")
-        if self.no_tree:
-            labels.append("workspace tree dropped")
-        if self.newest:
-            labels.append("the newest tool result compressed too")
-        if self.dropped:
-            labels.append(f"{items_phrase(self.dropped)} omitted")
-        if self.pinned:
-            labels.append("pinned items compressed")
-        if self.starve:
-            labels.append("file excerpts shrunk to fit")
-        if self.omit_pinned:
-            labels.append("pinned items omitted")
-        return tuple(labels)
+    tree: El
+    refs: list[str]
+    collapsed: int = 0
+    older: int = 0
 
 
 class StateTree:
@@ -117,6 +88,7 @@ class StateTree:
         lines = self.tree.lines if self.tree else ()
         self._listed, self._tree_named = tree_overlap(lines, self.items)
         self._memory_slots = [self._memory_slot(item) for item in self.items]
+        self._ranks = self._collapse_order()
         self._notes = self._scratchpad()
         self._traces = trace_lines(inputs.state, self.items)  # once, not per squeeze
 
@@ -154,6 +126,32 @@ class StateTree:
         if len(shown) < written:
             shown.append(f"... and {written - len(shown)} earlier notes")
         return shown
+
+    def _collapse_order(self) -> dict[str, int]:
+        """ref -> place in the order older tool results go to one line: the unpinned ones
+        whose content spans lines, oldest first (pinned items and the newest result are
+        compressed later, each at its own step of the table)."""
+        newest = self.newest_result()
+        older = [
+            item.ref
+            for item, slot in zip(self.items, self._memory_slots, strict=True)
+            if item.type == "action_result" and slot < 0 and not item.pinned
+            and item is not newest and spans_lines(memory_content(item, self._recent))
+        ]  # fmt: skip
+        return {ref: rank for rank, ref in enumerate(older)}
+
+    @property
+    def collapsible(self) -> int:
+        """How many older tool results can go to one line."""
+        return len(self._ranks)
+
+    def _collapsed(self, item: MemoryItem, sq: Squeeze) -> bool:
+        """Whether `item` (a tool result compressed at `sq`) is on one line: the oldest
+        `sq.collapse` of the ranked ones; any other once every ranked one is."""
+        rank = self._ranks.get(item.ref)
+        if rank is not None:
+            return rank < sq.collapse
+        return sq.collapse > 0 and sq.collapse >= len(self._ranks)
 
     def _add_elastic(self, part: Elastic) -> int:
         self.elastic.append(part)
@@ -216,8 +214,8 @@ class StateTree:
 
     # -- the tree at one compression step
 
-    def at(self, sq: Squeeze, fills: Mapping[int, str]) -> tuple[El, list[str]]:
-        """current_state at one compression step, and the refs of the memory items shown.
+    def at(self, sq: Squeeze, fills: Mapping[int, str]) -> Shown:
+        """current_state at one compression step, with what it shows of memory.
         Long on purpose: it lists current_state's parts in the order the model reads them,
         so that order is stated once, here."""
         state = self.inputs.state
@@ -251,7 +249,7 @@ class StateTree:
                 parts.append(value_el(key, value, cut=sq.cut, cap=cap))
         tree = self.tree.shown(cap) if self.tree is not None and not sq.no_tree else None
         whole_tree = tree is not None and self.tree is not None and tree == list(self.tree.lines)
-        memory, refs = self._memory(sq, elastic, self._listed if whole_tree else ())
+        memory, refs, collapsed = self._memory(sq, elastic, self._listed if whole_tree else ())
         if self._files_el is not None:
             parts.append(self._files(self._files_el, sq, refs, elastic))
         if tree is not None:
@@ -293,7 +291,7 @@ class StateTree:
         )
         parts.append(seq("blocked", listed(state.loop_guard.blocked), "signature"))
         parts.append(escalation_el(state.pending_escalation, listed))
-        return El("current_state", items=drop_empty(*parts)), refs
+        return Shown(El("current_state", items=drop_empty(*parts)), refs, *collapsed)
 
     def _files(
         self, files_el: El, sq: Squeeze, shown: Sequence[str], elastic: Callable[[int], El]
@@ -312,10 +310,11 @@ class StateTree:
 
     def _memory(
         self, sq: Squeeze, elastic: Callable[[int], El], listed: Collection[str]
-    ) -> tuple[El | None, list[str]]:
+    ) -> tuple[El | None, list[str], tuple[int, int]]:
+        """memory, the refs it shows, and (collapsed, of) the older tool results shown."""
         items: list[El] = []
         refs: list[str] = []
-        dropped = 0
+        dropped = collapsed = older = 0
         omitted_pinned: list[str] = []
         newest = self.newest_result()
         for item, slot in zip(self.items, self._memory_slots, strict=True):
@@ -332,6 +331,9 @@ class StateTree:
                 continue
             refs.append(item.ref)
             items.append(el)
+            if item.ref in self._ranks:
+                older += 1
+                collapsed += self._collapsed(item, sq)
         if dropped:
             items.append(El("item", text=f"{items_phrase(dropped)} omitted (oldest first)"))
         if omitted_pinned:
@@ -341,7 +343,8 @@ class StateTree:
                     text=f"pinned items omitted (context over budget): {', '.join(omitted_pinned)}",
                 )
             )
-        return (El("memory", seq=True, items=tuple(items)) if items else None), refs
+        shown = El("memory", seq=True, items=tuple(items)) if items else None
+        return shown, refs, (collapsed, older)
 
     def newest_result(self) -> MemoryItem | None:
         """The result of the step just taken, when memory holds it."""
@@ -360,7 +363,7 @@ class StateTree:
         content = memory_content(item, () if item.pinned else self._recent, listed)
         if content is None:
             return None
-        if sq.collapse and item.type == "action_result":
+        if item.type == "action_result" and self._collapsed(item, sq):
             content = cz.one_line(content)
         elif sq.cut and isinstance(content, str):
             content = cz.cut_error(content)

@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.folder.task_state import TaskState, superseded_steps
 
 if TYPE_CHECKING:  # kept light: the health view reads the tiers without the compiler
-    from forgetui.engine.context.state_tree import Squeeze
+    from forgetui.engine.context.squeeze import Squeeze
     from forgetui.engine.folder.task_folder import TaskFolder
 
 
@@ -49,11 +50,11 @@ def tier_of(tokens: int, cap: int) -> int:
 def floor_of(tier: int, unpinned: int, has_tree: bool) -> Squeeze:
     """The least compression current_state is built with at `tier`, `unpinned` the memory
     items that may be dropped (a tree that is not there is not said to be dropped)."""
-    from forgetui.engine.context.state_tree import Squeeze
+    from forgetui.engine.context.squeeze import COLLAPSE_ALL, Squeeze
 
     if tier < COMPRESS.at:
         return Squeeze()
-    sq = Squeeze(files=True, collapse=True, cut=True)
+    sq = Squeeze(files=True, collapse=COLLAPSE_ALL, cut=True)
     if tier >= OPTIONAL.at:
         kept = KEPT_UNPINNED[MORE.at if tier >= MORE.at else OPTIONAL.at]
         sq = replace(sq, no_tree=has_tree, list_cap=2 if tier >= MORE.at else 5)
@@ -67,7 +68,7 @@ def at_least(sq: Squeeze, floor: Squeeze) -> Squeeze:
     return replace(
         sq,
         files=sq.files or floor.files,
-        collapse=sq.collapse or floor.collapse,
+        collapse=max(sq.collapse, floor.collapse),
         cut=sq.cut or floor.cut,
         list_cap=min(caps) if caps else None,
         no_tree=sq.no_tree or floor.no_tree,
@@ -89,10 +90,17 @@ def alert_text(percent: float, cap: int) -> str:
     )
 
 
-def previous_tier(folder: TaskFolder, step: int) -> int:
-    """The usage tier of the context sent at `step` (0 when none was saved, or saved before
-    tiers were noted): an alert fires as a context crosses into the last tier, not at every
-    step that stays there."""
+def previous_tier(folder: TaskFolder, state: TaskState) -> int:
+    """The usage tier of the last context compiled on the task's branch: an alert fires as a
+    context crosses into the last tier, not at every step that stays there. state.yaml keeps
+    it; a task saved before it did reads its last saved context once (0 when none was saved,
+    or saved before tiers were noted), passing over the steps a rewind superseded."""
+    if state.last_context_tier is not None:
+        return state.last_context_tier
+    superseded = superseded_steps(state.rewinds)
+    step = state.step
+    while step in superseded:
+        step -= 1
     if step < 1:
         return 0
     with suppress(ForgeError, KeyError, TypeError, ValueError):

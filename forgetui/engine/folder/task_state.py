@@ -213,6 +213,9 @@ class TaskState(Strict):
     last_context_tokens: int = 0
     # the provider's own count of the last prompt (0: it reported none), beside forgetui's
     last_prompt_tokens: int = 0
+    # the usage tier of the last context compiled for a step, so the next one alerts only as
+    # it crosses into the last tier; None in a task saved before it was kept here
+    last_context_tier: int | None = Field(None, ge=0)
     unparsed_streak: int = 0  # answers in a row that held no usable action
     extra_steps: int = 0  # granted by the operator past limits.max_steps
     extra_cost_usd: float = 0.0

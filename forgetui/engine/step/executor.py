@@ -206,8 +206,9 @@ class Executor:
         """compile context, and stop before the call if it cannot be sent as it is."""
         self._emit(draft.number, "context")
         inputs = context_inputs(self.folder, self.model.name, state, fit=asked_fit(self.model))
-        inputs = replace(inputs, previous_tier=previous_tier(self.folder, draft.number - 1))
+        inputs = replace(inputs, previous_tier=previous_tier(self.folder, state))
         ctx = draft.ctx = compile_context(inputs)
+        draft.state.last_context_tier = ctx.usage_tier  # saved with whatever ends the step
         if ctx.alert is not None:  # crossed into the last usage tier: said once, here
             self._emit(draft.number, "alert", ctx.alert)
         problems = list(ctx.over_budget) or validate_context(ctx, inputs)
