@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
-from ledger.money import Money, MoneyError, zero
+from ledger.money import Money, MoneyError, total, zero
 
 KINDS = ("asset", "liability", "income", "expense", "equity")
 # Which side increases an account of each kind: assets and expenses grow with debits.
@@ -155,6 +155,20 @@ class Ledger:
     def tagged(self, tag: str) -> list[Transaction]:
         return [t for t in self.transactions if tag in t.tags]
 
+    def between(self, start: date, end: date) -> list[Transaction]:
+        """The transactions from `start` to `end`, both included, by day."""
+        chosen = [t for t in self.transactions if start <= t.day <= end]
+        return sorted(chosen, key=lambda t: t.day)
+
+    def reverse(self, transaction: Transaction, day: date) -> Transaction:
+        """Post the mirror image of `transaction` on `day`, so the books read as if it had
+        never been posted while both entries stay visible: how a closed period is corrected."""
+        if transaction not in self.transactions:
+            raise LedgerError(f"{transaction.description}: not in this ledger")
+        postings = tuple(Posting(p.account, -p.amount) for p in transaction.postings)
+        description = f"reversal of {transaction.description}"
+        return self.post(Transaction(day, description, postings, ("reversal",)))
+
     def split_expense(
         self, day: date, source: str, targets: list[str], amount: Money, description: str
     ) -> Transaction:
@@ -199,3 +213,60 @@ def require_positive(amount: Money) -> Money:
     if amount.amount <= Decimal(0):
         raise MoneyError(f"{amount} is not positive")
     return amount
+
+
+def income_statement(ledger: Ledger, start: date, end: date, code: str) -> dict[str, Money]:
+    """The movement of every income and expense account kept in `code` from `start` to `end`,
+    on its normal side, by name, and under "net" income less expenses."""
+    rows: dict[str, Money] = {}
+    for transaction in ledger.between(start, end):
+        for posting in transaction.postings:
+            account = ledger.account(posting.account)
+            if account.kind not in ("income", "expense") or account.code != code:
+                continue
+            amount = posting.amount if DEBIT_NORMAL[account.kind] else -posting.amount
+            rows[account.name] = rows.get(account.name, zero(code)) + amount
+    income = total([a for n, a in rows.items() if ledger.account(n).kind == "income"], code)
+    expenses = total([a for n, a in rows.items() if ledger.account(n).kind == "expense"], code)
+    statement = {name: rows[name] for name in sorted(rows)}
+    statement["net"] = income - expenses
+    return statement
+
+
+def close_year(ledger: Ledger, year: int, code: str = "EUR") -> Transaction | None:
+    """Move the year's income and expenses into Equity:Retained on its last day, then close
+    the year; None when nothing moved (the year is closed all the same)."""
+    start, end = date(year, 1, 1), date(year, 12, 31)
+    postings = []
+    for name, amount in income_statement(ledger, start, end, code).items():
+        if name == "net" or amount.is_zero():
+            continue
+        kind = ledger.account(name).kind
+        postings.append(Posting(name, -amount if DEBIT_NORMAL[kind] else amount))
+    if not postings:
+        ledger.close(end)
+        return None
+    if "Equity:Retained" not in ledger.accounts:
+        ledger.open("Equity:Retained", "equity", code)
+    rest = total([posting.amount for posting in postings], code)
+    postings.append(Posting("Equity:Retained", -rest))
+    closing = ledger.post(Transaction(end, f"closing {year}", tuple(postings), ("closing",)))
+    ledger.close(end)
+    return closing
+
+
+def reconcile(ledger: Ledger, name: str, statement: Money, day: date) -> Money:
+    """The bank's balance on `day` less the books': zero when they agree, else what is
+    missing from the books (positive) or booked twice (negative)."""
+    account = ledger.account(name)
+    if statement.code != account.code:
+        raise LedgerError(f"{name} is kept in {account.code}, the statement is in {statement.code}")
+    return statement - ledger.balance(name, day)
+
+
+def accounts_of(ledger: Ledger, kind: str) -> list[Account]:
+    """The open accounts of one kind, by name."""
+    if kind not in KINDS:
+        raise LedgerError(f"unknown account kind {kind!r}")
+    return [ledger.accounts[name] for name in sorted(ledger.accounts)
+            if ledger.accounts[name].kind == kind]

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from ledger.money import Money, MoneyError, parse_amount
+from ledger.accounts import Ledger, LedgerError, Posting, Transaction
+from ledger.money import Money, MoneyError, by_currency, parse_amount
 
 
 class ImportError_(ValueError):
@@ -167,3 +168,106 @@ def summarize(rows: list[Row]) -> dict[str, int]:
         account = categorize(row)
         counts[account] = counts.get(account, 0) + 1
     return counts
+
+
+def load_rules(text: str) -> list[tuple[str, str]]:
+    """Rules from a rules file: `word = Kind:Account` a line, first match wins, `#` starts a
+    comment. Words are matched in lower case."""
+    rules = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        word, sep, account = (part.strip() for part in line.partition("="))
+        if not sep or not word or ":" not in account:
+            raise ImportError_(f"rules line {number}: expected 'word = Kind:Account': {raw!r}")
+        rules.append((word.lower(), account))
+    return rules
+
+
+def statement_total(rows: list[Row]) -> dict[str, Money]:
+    """What a statement moved, per currency: the change of the bank balance it covers."""
+    return by_currency(row.amount for row in rows)
+
+
+def to_transaction(row: Row, bank: str, rules: list[tuple[str, str]] | None = None) -> Transaction:
+    """The row as a transaction between the bank account and its category, tagged with the
+    statement line it came from."""
+    category = categorize(row, rules)
+    postings = (Posting(bank, row.amount), Posting(category, -row.amount))
+    return Transaction(row.day, row.text, postings, (f"line:{row.line}",))
+
+
+@dataclass
+class ImportReport:
+    read: int = 0
+    duplicates: int = 0
+    posted: int = 0
+    unsorted: list[str] = field(default_factory=list)  # texts left to an Unsorted account
+    opened: list[str] = field(default_factory=list)  # accounts the import had to open
+
+
+def import_statement(
+    ledger: Ledger, text: str, bank: str, rules: list[tuple[str, str]] | None = None
+) -> ImportReport:
+    """Read a statement, drop its repeats and post a transaction per row to `ledger`, opening
+    the category accounts it needs. Every row is checked before the first is posted."""
+    every = read_statement(text)
+    rows = deduplicate(every)
+    report = ImportReport(read=len(every), duplicates=len(every) - len(rows))
+    code = ledger.account(bank).code
+    pending = []
+    for row in rows:
+        transaction = to_transaction(row, bank, rules)
+        category = transaction.postings[1].account
+        if category not in ledger.accounts and category not in report.opened:
+            report.opened.append(category)
+        if category.endswith(":Unsorted"):
+            report.unsorted.append(row.text)
+        if row.amount.code != code:
+            raise ImportError_(f"line {row.line}: {row.amount.code} amount for a {code} account")
+        pending.append(transaction)
+    for name in report.opened:
+        kind = "income" if name.startswith("Income:") else "expense"
+        ledger.open(name, kind, code)
+    try:
+        for transaction in pending:
+            ledger.post(transaction)
+            report.posted += 1
+    except LedgerError as exc:
+        raise ImportError_(f"posting stopped after {report.posted} rows: {exc}") from None
+    return report
+
+
+def merge_statements(texts: list[str]) -> list[Row]:
+    """The rows of several exports of one account, by day, each repeat kept once: exports
+    downloaded a month at a time overlap on the days at their edges."""
+    rows = [row for text in texts for row in read_statement(text)]
+    return deduplicate(sorted(rows, key=lambda row: row.day))
+
+
+def rows_by_month(rows: list[Row]) -> dict[tuple[int, int], list[Row]]:
+    """Rows grouped by (year, month), months in calendar order, rows in their order."""
+    months: dict[tuple[int, int], list[Row]] = {}
+    for row in rows:
+        months.setdefault((row.day.year, row.day.month), []).append(row)
+    return {key: months[key] for key in sorted(months)}
+
+
+STOPWORDS = frozenset({"the", "and", "for", "from", "to", "of", "card", "payment", "ref"})
+
+
+def rule_suggestions(rows: list[Row], rules: list[tuple[str, str]] | None = None,
+                     count: int = 5) -> list[tuple[str, int]]:
+    """The words that occur most often in the rows no rule sorts, with how many rows carry
+    them: candidates for new rules. Numbers, short words and stopwords are left out."""
+    seen: dict[str, int] = {}
+    for row in rows:
+        if not categorize(row, rules).endswith(":Unsorted"):
+            continue
+        words = {word for word in row.text.lower().split() if word.isalpha()}
+        for word in words - STOPWORDS:
+            if len(word) > 2:
+                seen[word] = seen.get(word, 0) + 1
+    ranked = sorted(seen.items(), key=lambda item: (-item[1], item[0]))
+    return ranked[:count]

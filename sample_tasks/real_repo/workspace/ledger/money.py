@@ -4,8 +4,13 @@ Every amount is a Decimal quantized to its currency's minor unit; nothing here u
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+PIVOT = "EUR"  # the currency cross rates go through when no direct rate is known
 
 
 class MoneyError(ValueError):
@@ -197,3 +202,97 @@ def convert(money: Money, rate: Decimal, code: str) -> Money:
     if rate <= 0:
         raise MoneyError("a rate must be positive")
     return Money(money.amount * rate, code)
+
+
+def percent(money: Money, rate: Decimal) -> Money:
+    """`rate` percent of `money` (a tax, a fee, a month's interest), rounded like any amount."""
+    return Money(money.amount * rate / Decimal(100), money.code)
+
+
+def net_of_tax(gross: Money, rate: Decimal) -> tuple[Money, Money]:
+    """(net, tax) of a gross amount that includes `rate` percent of tax. The two add up to
+    `gross` exactly: the tax takes what rounding the net leaves."""
+    if rate < 0:
+        raise MoneyError("a tax rate cannot be negative")
+    net = Money(gross.amount * Decimal(100) / (Decimal(100) + rate), gross.code)
+    return net, gross - net
+
+
+def by_currency(amounts: Iterable[Money]) -> dict[str, Money]:
+    """The total of `amounts` per currency, codes in alphabetical order."""
+    sums: dict[str, Money] = {}
+    for amount in amounts:
+        sums[amount.code] = sums.get(amount.code, zero(amount.code)) + amount
+    return {code: sums[code] for code in sorted(sums)}
+
+
+@dataclass(frozen=True)
+class Rate:
+    day: date
+    base: str
+    quote: str
+    value: Decimal  # units of `quote` for one unit of `base`
+
+
+class RateTable:
+    """Exchange rates by day. A conversion uses the latest rate on or before its day: a rate
+    quoted that way round, else the inverse of one quoted the other way, else a cross rate
+    through the pivot currency."""
+
+    def __init__(self, rates: Iterable[Rate] = ()) -> None:
+        self._series: dict[tuple[str, str], list[Rate]] = {}
+        for rate in rates:
+            self.add(rate)
+
+    def add(self, rate: Rate) -> None:
+        if rate.value <= 0:
+            raise MoneyError(f"{rate.base}/{rate.quote} on {rate.day}: a rate must be positive")
+        key = (currency(rate.base).code, currency(rate.quote).code)
+        series = self._series.setdefault(key, [])
+        series.append(rate)
+        series.sort(key=lambda known: known.day)
+
+    def pairs(self) -> list[str]:
+        return [f"{base}/{quote}" for base, quote in sorted(self._series)]
+
+    def _quoted(self, base: str, quote: str, day: date) -> Decimal | None:
+        series = self._series.get((base, quote), [])
+        index = bisect_right([rate.day for rate in series], day)
+        return series[index - 1].value if index else None
+
+    def rate(self, base: str, quote: str, day: date) -> Decimal:
+        """Units of `quote` for one unit of `base` on `day`."""
+        base, quote = currency(base).code, currency(quote).code
+        if base == quote:
+            return Decimal(1)
+        direct = self._quoted(base, quote, day)
+        if direct is not None:
+            return direct
+        inverse = self._quoted(quote, base, day)
+        if inverse is not None:
+            return Decimal(1) / inverse
+        if PIVOT not in (base, quote):
+            return self.rate(PIVOT, quote, day) / self.rate(PIVOT, base, day)
+        raise MoneyError(f"no {base}/{quote} rate on or before {day}")
+
+    def convert(self, money: Money, code: str, day: date) -> Money:
+        """`money` in `code` at the rate of `day`."""
+        return convert(money, self.rate(money.code, code, day), code)
+
+
+def parse_rates(text: str) -> RateTable:
+    """A rate file: one `YYYY-MM-DD BASE QUOTE VALUE` a line; `#` starts a comment."""
+    table = RateTable()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 4:
+            raise MoneyError(f"line {number}: expected 'day base quote value', got {line!r}")
+        try:
+            day, value = date.fromisoformat(parts[0]), Decimal(parts[3])
+        except (ValueError, InvalidOperation):
+            raise MoneyError(f"line {number}: not a day and a rate: {line!r}") from None
+        table.add(Rate(day, parts[1], parts[2], value))
+    return table

@@ -8,8 +8,12 @@ from ledger.accounts import (
     LedgerError,
     Posting,
     Transaction,
+    accounts_of,
+    close_year,
+    income_statement,
     net_worth,
     opening_balance,
+    reconcile,
 )
 from ledger.money import Money
 
@@ -108,3 +112,72 @@ def test_posting_in_the_wrong_currency_is_refused(ledger: Ledger) -> None:
     postings = (Posting("Assets:Bank", usd), Posting("Income:Salary", -usd))
     with pytest.raises(LedgerError, match="kept in EUR"):
         ledger.post(Transaction(D, "usd", postings))
+
+
+def _salary_and_rent(ledger: Ledger) -> None:
+    for month in (1, 2, 3):
+        day = date(2024, month, 1)
+        ledger.post(Transaction(day, "salary", (
+            Posting("Assets:Bank", eur("2500")), Posting("Income:Salary", eur("-2500")),
+        )))
+        ledger.post(Transaction(day, "rent", (
+            Posting("Expenses:Rent", eur("900")), Posting("Assets:Bank", eur("-900")),
+        )))
+
+
+def test_reversing_a_transaction_undoes_it(ledger: Ledger) -> None:
+    _salary_and_rent(ledger)
+    ledger.reverse(ledger.transactions[-1], date(2024, 3, 2))
+    assert ledger.balance("Expenses:Rent") == eur("1800")
+    assert ledger.tagged("reversal")[0].description == "reversal of rent"
+
+
+def test_only_a_posted_transaction_can_be_reversed(ledger: Ledger) -> None:
+    stray = Transaction(D, "stray", (
+        Posting("Assets:Bank", eur("1")), Posting("Income:Salary", eur("-1")),
+    ))
+    with pytest.raises(LedgerError, match="not in this ledger"):
+        ledger.reverse(stray, D)
+
+
+def test_between_includes_both_ends(ledger: Ledger) -> None:
+    _salary_and_rent(ledger)
+    chosen = ledger.between(date(2024, 2, 1), date(2024, 3, 1))
+    assert [t.day.month for t in chosen] == [2, 2, 3, 3]
+
+
+def test_income_statement_nets_income_against_expenses(ledger: Ledger) -> None:
+    _salary_and_rent(ledger)
+    statement = income_statement(ledger, date(2024, 1, 1), date(2024, 2, 29), "EUR")
+    assert statement == {
+        "Expenses:Rent": eur("1800"), "Income:Salary": eur("5000"), "net": eur("3200"),
+    }
+
+
+def test_closing_a_year_moves_the_result_to_equity(ledger: Ledger) -> None:
+    _salary_and_rent(ledger)
+    closing = close_year(ledger, 2024)
+    assert closing is not None and closing.is_balanced()
+    assert ledger.balance("Income:Salary") == eur("0")
+    assert ledger.balance("Expenses:Rent") == eur("0")
+    assert ledger.balance("Equity:Retained") == eur("4800")
+    with pytest.raises(LedgerError, match="closed period"):
+        opening_balance(ledger, date(2024, 6, 1), "Assets:Cash", eur("1"))
+
+
+def test_closing_a_quiet_year_posts_nothing(ledger: Ledger) -> None:
+    assert close_year(ledger, 2023) is None
+    assert ledger.closed_until == date(2023, 12, 31)
+
+
+def test_reconcile_shows_what_the_books_miss(ledger: Ledger) -> None:
+    opening_balance(ledger, D, "Assets:Bank", eur("100"))
+    ledger.transfer(D, "Assets:Bank", "Assets:Cash", eur("30"))
+    assert reconcile(ledger, "Assets:Bank", eur("70"), D) == eur("0")
+    assert reconcile(ledger, "Assets:Bank", eur("65.50"), D) == eur("-4.50")
+
+
+def test_accounts_of_a_kind_by_name(ledger: Ledger) -> None:
+    assert [a.name for a in accounts_of(ledger, "asset")] == ["Assets:Bank", "Assets:Cash"]
+    with pytest.raises(LedgerError, match="unknown account kind"):
+        accounts_of(ledger, "savings")

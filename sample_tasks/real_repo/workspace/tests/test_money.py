@@ -1,3 +1,4 @@
+from datetime import date
 from decimal import Decimal
 
 import pytest
@@ -6,14 +7,27 @@ from ledger.money import (
     CURRENCIES,
     Money,
     MoneyError,
+    Rate,
+    RateTable,
+    by_currency,
     convert,
     currency,
     format_amount,
+    net_of_tax,
     parse_amount,
+    parse_rates,
+    percent,
     round_amount,
     total,
     zero,
 )
+
+RATES = """# ECB reference rates
+2024-03-01 EUR USD 1.0830
+2024-03-04 EUR USD 1.0855
+2024-03-01 EUR GBP 0.8556
+2024-03-01 JPY EUR 0.006151
+"""
 
 
 def test_every_currency_has_a_code_of_three_letters() -> None:
@@ -111,3 +125,59 @@ def test_convert_rounds_in_the_target_currency() -> None:
 
 def test_zero_is_zero() -> None:
     assert zero("JPY").is_zero()
+
+
+def test_percent_rounds_like_any_amount() -> None:
+    assert percent(Money(Decimal("19.99"), "EUR"), Decimal(19)).amount == Decimal("3.80")
+    assert percent(Money(Decimal("250.00"), "EUR"), Decimal("0.5")).amount == Decimal("1.25")
+
+
+def test_net_and_tax_add_up_to_the_gross_amount() -> None:
+    gross = Money(Decimal("119.00"), "EUR")
+    net, tax = net_of_tax(gross, Decimal(19))
+    assert (net.amount, tax.amount) == (Decimal("100.00"), Decimal("19.00"))
+    net, tax = net_of_tax(Money(Decimal("10.00"), "EUR"), Decimal(7))
+    assert net.amount == Decimal("9.35") and net + tax == Money(Decimal("10.00"), "EUR")
+
+
+def test_a_negative_tax_rate_is_refused() -> None:
+    with pytest.raises(MoneyError, match="negative"):
+        net_of_tax(Money(Decimal("1.00"), "EUR"), Decimal(-1))
+
+
+def test_by_currency_sums_each_code_apart() -> None:
+    sums = by_currency([
+        Money(Decimal("1.50"), "USD"), Money(Decimal("2.25"), "EUR"), Money(Decimal("1"), "USD"),
+    ])
+    assert list(sums) == ["EUR", "USD"]
+    assert sums["USD"] == Money(Decimal("2.50"), "USD")
+
+
+def test_a_rate_holds_until_the_next_one() -> None:
+    table = parse_rates(RATES)
+    assert table.rate("EUR", "USD", date(2024, 3, 3)) == Decimal("1.0830")
+    assert table.rate("EUR", "USD", date(2024, 3, 4)) == Decimal("1.0855")
+
+
+def test_no_rate_before_the_first_one() -> None:
+    with pytest.raises(MoneyError, match="no EUR/USD rate"):
+        parse_rates(RATES).rate("EUR", "USD", date(2024, 2, 29))
+
+
+def test_converting_with_the_inverse_and_a_cross_rate() -> None:
+    table = parse_rates(RATES)
+    day = date(2024, 3, 1)
+    assert table.convert(Money(Decimal("108.30"), "USD"), "EUR", day).amount == Decimal("100.00")
+    assert table.convert(Money(Decimal("100.00"), "GBP"), "USD", day).amount == Decimal("126.58")
+    assert table.convert(Money(Decimal("10000"), "JPY"), "EUR", day).amount == Decimal("61.51")
+
+
+def test_a_rate_file_line_must_have_four_fields() -> None:
+    with pytest.raises(MoneyError, match="line 2"):
+        parse_rates("2024-03-01 EUR USD 1.08\n2024-03-02 EUR USD\n")
+
+
+def test_rates_must_be_positive() -> None:
+    with pytest.raises(MoneyError, match="positive"):
+        RateTable([Rate(date(2024, 3, 1), "EUR", "USD", Decimal(0))])
+    assert RateTable([Rate(date(2024, 3, 1), "eur", "usd", Decimal(1))]).pairs() == ["EUR/USD"]
