@@ -10,25 +10,26 @@ from collections.abc import Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 
-from forgetui.engine.api import ForgeError, TaskList
+from forgetui.engine.api import ForgeError
 from forgetui.tui.commands import COMMANDS, Command, bindings, key_for
 from forgetui.tui.config import Settings, save_theme
 from forgetui.tui.messages import ThemeSaved
-from forgetui.tui.modals.help import HelpScreen
 from forgetui.tui.notices import NoticedApp
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader
-from forgetui.tui.task_list import TaskListScreen
 from forgetui.tui.task_switch import OpenTask, TaskSwitch, WorkbenchFailed, WorkbenchReady
 from forgetui.tui.themes import DEFAULT_THEME, METER_VARIABLES, ThemeSet
 from forgetui.tui.workbench import WorkbenchScreen
+
+if TYPE_CHECKING:
+    from forgetui.engine.api import TaskList
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
 THEME_TOAST = "theme: "
@@ -84,6 +85,8 @@ class ForgeApp(NoticedApp):
         reader, session = self._first
         if reader is None or session is None:
             assert self.tasks is not None, "the app needs a task or a list of tasks"
+            from forgetui.tui.task_list import TaskListScreen  # the list's engine reads: not here
+
             return TaskListScreen(self.tasks, self.settings)
         return WorkbenchScreen(reader, session, self.settings)
 
@@ -178,6 +181,8 @@ class ForgeApp(NoticedApp):
             self.settings = replace(self.settings, theme=message.theme)
 
     def action_help(self) -> None:
+        from forgetui.tui.modals.help import HelpScreen  # not needed for the first view
+
         if isinstance(self.screen, HelpScreen):
             return
         workbench = self.current_workbench

@@ -12,6 +12,7 @@ and the reader counts here, as it would without a child."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import pickle
@@ -20,14 +21,20 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from forgetui.tui.task_views import TaskSnapshot
+if TYPE_CHECKING:  # the launcher imports this module before anything else: nothing heavy here
+    from textual.message import Message
+    from textual.screen import Screen
+
+    from forgetui.tui.task_views import TaskSnapshot
 
 # the files a snapshot is read from that the workbench watches for other programs' edits
 TASK_FILES = ("task.yaml", "state.yaml", "working_memory.yaml", "actions.yaml", "lock")
 
 FileStamp = tuple[str, int, int, int] | tuple[str]  # name, inode, size, mtime_ns; or absent
+# the task folder, model, server and model bounds a snapshot is counted with (the bounds as JSON)
+Inputs = tuple[str, str, str, str]
 
 
 def task_files(task: Path) -> tuple[FileStamp, ...]:
@@ -47,47 +54,74 @@ def task_files(task: Path) -> tuple[FileStamp, ...]:
 class FirstView:
     """The child counting one task's first snapshot; `take` is its answer, once."""
 
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], inputs: Inputs | None = None) -> None:
         self._proc = proc
+        self._inputs = inputs  # what this process counts with (the child must have, too)
         self._taken = False  # a caller is reading (or has read) the answer
         self._answered = False  # the answer was read whole: the child only ends now
+        self._unusable = False  # taken, and not this process's view: nothing to wait for
 
     @classmethod
     def start(
         cls, task: Path, model: str | None, api_base: str | None,
         model_overrides: Mapping[str, Any],
     ) -> FirstView:  # fmt: skip
-        # -P, as the engine child: the current directory (a workspace) is not on the path
-        proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", "forgetui.tui.first_view", str(task), model or "",
-             api_base or "", json.dumps(dict(model_overrides))],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True,  # the terminal's signals are the workbench's
-        )  # fmt: skip
-        return cls(proc)
+        inputs = _inputs(task, model, api_base, model_overrides)
+        return cls(_spawn("task", *inputs), inputs)
+
+    @classmethod
+    def early(cls, path: str | None, flags: Mapping[str, Any]) -> FirstView:
+        """The child for `forgetui open PATH` (or no PATH), started before anything is read:
+        it finds the one task there and reads the settings (`flags`: the command line's, as
+        `load_settings` takes them) itself. Its answer is used once `expect` has given this
+        process's arguments and they match; a PATH that is no single ready task ends it."""
+        return cls(_spawn("path", path or "", json.dumps(dict(flags))))
+
+    def expect(
+        self, task: Path, model: str | None, api_base: str | None,
+        model_overrides: Mapping[str, Any],
+    ) -> None:  # fmt: skip
+        """The arguments this process counts the task with: the child's answer must match."""
+        self._inputs = _inputs(task, model, api_base, model_overrides)
 
     def ready(self, wait: float = 0.0) -> bool:
-        """The answer (or the child's end) is there to read, within `wait` seconds."""
+        """The answer (or the child's end) is there to read, within `wait` seconds. False at
+        once when it was taken and could not be used: the caller shows what it reads itself."""
+        if self._unusable:
+            return False
         if self._taken or self._proc.stdout is None:
             return True
         readable, _, _ = select.select([self._proc.stdout], [], [], wait)
         return bool(readable)
 
+    def answered(self, task: Path) -> TaskSnapshot | None:
+        """The child's snapshot if it is there now (then `take`); None, and nothing taken, if it
+        is still counting. For the workbench's mount: shown then, it is in the first paint."""
+        if self._taken or not self.ready():
+            return None
+        return self.take(task)
+
     def take(self, task: Path) -> TaskSnapshot | None:
         """The child's snapshot, waiting for it; None if it failed, was taken already, or the
         task's files changed since it read them (then the caller counts itself)."""
+        from forgetui.tui.task_views import TaskSnapshot
+
         if self._taken or self._proc.stdout is None:
             return None
         self._taken = True
         with self._proc.stdout as answer:  # the child closes it once written: no exit to wait
             data = answer.read()
         self._answered = True
+        self._unusable = True
         try:
-            stamps, snapshot = pickle.loads(data)
+            stamps, inputs, snapshot = pickle.loads(data)
         except Exception:  # nothing written (it failed) or cut short: count here
             return None
         if not isinstance(snapshot, TaskSnapshot) or stamps != task_files(task):
             return None
+        if inputs != self._inputs or inputs[0] != str(task):  # another task, model or bounds
+            return None
+        self._unusable = False
         return snapshot
 
     def close(self) -> None:
@@ -105,28 +139,76 @@ class FirstView:
             self._proc.stdout.close()
 
 
-def _count(task: str, model: str, api_base: str, overrides: str, out: IO[bytes]) -> int:
+def in_first_paint(screen: Screen[Any], shown: Message) -> None:
+    """Post `shown` (the child's view, at the screen's mount) with the screen's paints held
+    until its handler has run: the first paint is the complete view, not the empty panes
+    painted first and then everything again."""
+    held = screen.app.batch_update()
+    held.__enter__()
+    screen.post_message(shown)
+    if not screen.call_later(held.__exit__, None, None, None):  # the app is closing
+        held.__exit__(None, None, None)
+
+
+def _inputs(
+    task: Path, model: str | None, api_base: str | None, overrides: Mapping[str, Any]
+) -> Inputs:
+    return (str(task), model or "", api_base or "", json.dumps(dict(overrides), sort_keys=True))
+
+
+def _spawn(*args: str) -> subprocess.Popen[bytes]:
+    # -P, as the engine child: the current directory (a workspace) is not on the path
+    return subprocess.Popen(
+        [sys.executable, "-P", "-m", "forgetui.tui.first_view", *args],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        start_new_session=True,  # the terminal's signals are the workbench's
+    )  # fmt: skip
+
+
+def _found(path: str, flags: str) -> Inputs | None:
+    """The child started early: the task PATH opens on and the arguments the launcher will
+    count it with; None when PATH is not one task that has run (a sample, a list, a
+    hand-written task the launcher lays out first)."""
+    from forgetui.engine import api
+    from forgetui.tui.config import load_settings, model_overrides
+    from forgetui.tui.places import tasks_to_open
+
+    tasks = tasks_to_open(path or None)
+    if tasks is None or len(tasks) != 1 or not (tasks[0] / "state.yaml").is_file():
+        return None
+    folder = api.open_task(tasks[0])
+    settings = load_settings(json.loads(flags))
+    overrides = model_overrides(settings, folder.spec.model_options.model_fields_set)
+    return _inputs(folder.path, settings.model, settings.api_base, overrides)
+
+
+def _count(kind: str, args: list[str], out: IO[bytes]) -> int:
     """The child: the task's files as they stand, then the snapshot read from them."""
     from forgetui.engine.api import ForgeError
     from forgetui.tui.snapshot import TaskReader
 
-    path = Path(task)
-    stamps = task_files(path)
     try:
+        inputs = _found(*args) if kind == "path" else (args[0], args[1], args[2], args[3])
+        if inputs is None:
+            return 1
+        task, model, api_base, overrides = inputs
+        path = Path(task)
+        stamps = task_files(path)
         reader = TaskReader(
             path, model or None, api_base=api_base or None, model_overrides=json.loads(overrides)
         )
         snapshot = reader.snapshot()
     except ForgeError:
         return 1  # the workbench's own read reports it
-    out.write(pickle.dumps((stamps, snapshot), protocol=pickle.HIGHEST_PROTOCOL))
+    answer = (stamps, _inputs(path, model, api_base, json.loads(overrides)), snapshot)
+    out.write(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
     out.close()  # the answer is complete: the workbench reads it while this process ends
     return 0
 
 
 if __name__ == "__main__":
+    gc.disable()  # a short life that allocates and frees nothing much: collecting finds nothing
     # the answer has the pipe to itself: whatever else writes to stdout goes nowhere
     answer = os.fdopen(os.dup(1), "wb")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-    task, model, api_base, overrides = sys.argv[1:5]
-    sys.exit(_count(task, model, api_base, overrides, answer))
+    sys.exit(_count(sys.argv[1], sys.argv[2:], answer))

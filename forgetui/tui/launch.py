@@ -21,34 +21,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from forgetui.engine.api import ForgeError
+from forgetui.tui.places import tasks_to_open
 
 if TYPE_CHECKING:
     from forgetui.tui.app import ForgeApp
     from forgetui.tui.config import Settings
+    from forgetui.tui.first_view import FirstView
     from forgetui.tui.session import Session
     from forgetui.tui.snapshot import TaskReader
     from forgetui.tui.themes import ThemeSet
 
 DEFAULT_SAMPLE = "hello_world"
-
-
-def tasks_to_open(path: str | None, runs: bool = False) -> list[Path] | None:
-    """The tasks PATH (or `runs`, or the current directory) holds; None when a sample is to be
-    instantiated. Bad PATH: a ForgeError (exit 2)."""
-    from forgetui.engine import api
-
-    if runs:
-        if path is not None:
-            raise ForgeError("open: give PATH or --runs, not both")
-        return api.tasks_at(api.runs_root())
-    if path is None:
-        try:
-            return api.tasks_at(Path.cwd(), nested=False)
-        except ForgeError:
-            return None  # not a workspace: the sample
-    if api.find_sample(path) is not None:
-        return None
-    return api.tasks_at(path)
 
 
 def resolve_task(path: str | None) -> Path:
@@ -66,15 +49,22 @@ def resolve_task(path: str | None) -> Path:
 def require_terminal() -> None:
     """Refuse to start the workbench unless stdout, stdin and stderr are terminals (Textual
     reads keys from stdin and draws on stderr); a pipe would leave it spinning, unseen."""
+    name = _not_a_terminal()
+    if name is not None:
+        raise ForgeError(
+            f"the workbench needs a terminal ({name} is not a TTY); "
+            "use `forgetui run TASK` for headless runs"
+        )
+
+
+def _not_a_terminal() -> str | None:
     streams: tuple[tuple[str, TextIO | None], ...] = (
         ("stdout", sys.stdout), ("stdin", sys.stdin), ("stderr", sys.stderr),
     )  # fmt: skip
     for name, stream in streams:
         if stream is None or not stream.isatty():
-            raise ForgeError(
-                f"the workbench needs a terminal ({name} is not a TTY); "
-                "use `forgetui run TASK` for headless runs"
-            )
+            return name
+    return None
 
 
 def make_app(
@@ -139,23 +129,37 @@ def launch(
 ) -> int:
     """Open the workbench, or the task list. A bad PATH is reported before the terminal check
     (it is the more useful error); the terminal check comes before a sample is copied or
-    Textual imported."""
+    Textual imported. On a terminal, the child counting the first view starts first of all
+    (first_view.py): it finds the task itself while this process imports the engine."""
+    from forgetui.tui import heap
+    from forgetui.tui.first_view import FirstView
+
+    heap.hold()  # nothing the start allocates is garbage: no collection until the first view
+    flags = {"model": model, "api_base": api_base, "theme": theme,
+             "model_flags": model_options or None}  # fmt: skip
+    early = FirstView.early(path, flags) if not runs and _not_a_terminal() is None else None
+    try:
+        return _launch(path, runs, flags, early)
+    finally:
+        if early is not None:
+            early.close()
+
+
+def _launch(path: str | None, runs: bool, flags: Mapping[str, Any], early: FirstView | None) -> int:
+    """`launch` once the early child (if any) runs: its answer is used if the task it found
+    is the one opened here (not a sample's fresh copy)."""
     from forgetui.engine import api
+    from forgetui.tui.config import load_settings
+    from forgetui.tui.first_view import FirstView
 
     tasks = tasks_to_open(path, runs)
     is_sample = tasks is None
     if tasks is not None and len(tasks) == 1:
         api.open_task(tasks[0])  # a broken task fails here, whatever the terminal
     require_terminal()
-
-    from forgetui.tui.config import load_settings
-    from forgetui.tui.first_view import FirstView
-
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
 
-    settings = load_settings(
-        {"model": model, "api_base": api_base, "theme": theme, "model_flags": model_options or None}
-    )
+    settings = load_settings(flags)
     if tasks is not None and len(tasks) > 1:
         place = api.runs_root() if runs else Path(path or Path.cwd())
         result = make_list_app(settings, place, _themes()).run()
@@ -163,10 +167,12 @@ def launch(
     task = tasks[0] if tasks is not None else resolve_task(path)
     run_dir = api.open_task(task).workspace if is_sample else None
     reader, session = workbench_parts(settings, task)
-    # before Textual's import: the child counts the first view meanwhile, on the other core
-    reader.first_view = FirstView.start(
-        reader.path, reader.model, reader.api_base, reader.model_overrides
-    )
+    inputs = (reader.path, reader.model, reader.api_base, reader.model_overrides)
+    if early is not None and not is_sample:  # its answer counts if it counted with these
+        early.expect(*inputs)
+        reader.first_view = early
+    else:  # before Textual's import: the child counts meanwhile, on the other core
+        reader.first_view = FirstView.start(*inputs)
     try:
         app = make_app(settings, task, _themes(), (reader, session))
         with api.shown_in_workbench(task):  # `runs --prune` leaves it alone meanwhile

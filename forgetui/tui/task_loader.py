@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from forgetui.engine.api import ForgeError, LogRow
+from forgetui.tui.first_view import in_first_paint
 from forgetui.tui.messages import (
     LogRowsLoaded,
     LogTailLoaded,
@@ -80,10 +81,17 @@ class TaskLoader:
     # -- the snapshot ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        """The first load: at once when the launcher's child counts the view (the worker waits
-        on its answer, which costs the first paint nothing), else once the screen is painted
-        (the frame first)."""
-        if self._reader.first_view is not None:
+        """The first load: the launcher's child's view if it is here already (shown now, it is
+        in the first paint); at once when the child still counts (the worker waits on its
+        answer, which costs the first paint nothing); else once the screen is painted (the
+        frame first)."""
+        early = self._reader.first_view
+        shown = early.answered(self._reader.path) if early is not None else None
+        if shown is not None:
+            self._framed = self._loading = True
+            self._last_load = time.monotonic()
+            in_first_paint(self._screen, SnapshotLoaded(shown))
+        elif early is not None:
             self.request()
         else:
             self._screen.call_after_refresh(self.request)

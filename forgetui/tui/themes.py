@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from forgetui.engine.api import first_error, load_yaml
+from forgetui.engine.api import YAML_LOADER, first_error, load_yaml
 from forgetui.tui.config import DEFAULT_THEME
 
 METER_VARIABLES: dict[str, str] = {
@@ -114,7 +114,7 @@ class ThemeSet:
 def load_theme_file(path: Path) -> Theme:
     """Parse and validate one file; raises ValueError with a one-line reason."""
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"), YAML_LOADER)
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read it ({exc})") from None
     except yaml.YAMLError as exc:

@@ -23,6 +23,7 @@ from forgetui.engine.api import ForgeError
 from forgetui.tui import task_display
 from forgetui.tui.answer_line import AnswerLine
 from forgetui.tui.arranged import PaneArranger
+from forgetui.tui.banded import BandedFrames
 from forgetui.tui.commands import STOP_BINDING, Situation, applies, bindings, commands_in, why_not
 from forgetui.tui.config import Settings
 from forgetui.tui.footer import KeyFooter
@@ -73,7 +74,7 @@ from forgetui.tui.task_loader import TaskLoader
 SCREEN_ACTIONS = tuple(command.action for command in commands_in("screen"))
 
 
-class WorkbenchScreen(ProjectMemoryKeys, NavigableScreen):
+class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [STOP_BINDING, *bindings("screen")]
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS

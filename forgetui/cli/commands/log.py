@@ -14,10 +14,11 @@ from forgetui.cli.args import (
 )
 from forgetui.cli.render import console, print_json, table
 from forgetui.engine import api
-from forgetui.engine.api import EXIT_OK, FileDiff, ForgeError, TaskFolder
+from forgetui.engine.api import EXIT_OK, ForgeError
 
 if TYPE_CHECKING:
     from forgetui.cli.args import Subcommands
+    from forgetui.engine.api import FileDiff, TaskFolder
 
 NAME = "log"
 

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from forgetui.engine.base.errors import EXIT_OK, ForgeError, first_error
     from forgetui.engine.base.one_line import printable
     from forgetui.engine.base.text_diff import TextDiff, more_lines
+    from forgetui.engine.base.yamlio import FAST_LOADER as YAML_LOADER
     from forgetui.engine.base.yamlio import safe_load as load_yaml
     from forgetui.engine.context import CompiledContext
     from forgetui.engine.context.health import ContextHealth, context_health
@@ -150,7 +151,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "forgetui.engine.base.errors": ("EXIT_OK", "ForgeError", "first_error"),
     "forgetui.engine.base.one_line": ("printable",),
     "forgetui.engine.base.text_diff": ("TextDiff", "more_lines"),
-    "forgetui.engine.base.yamlio": ("load_yaml",),
+    "forgetui.engine.base.yamlio": ("YAML_LOADER", "load_yaml"),
     "forgetui.engine.context": ("CompiledContext",),
     "forgetui.engine.context.health": ("ContextHealth", "context_health"),
     "forgetui.engine.folder.memory": ("EditForm", "Leaving", "WorkingMemory"),
@@ -202,7 +203,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "forgetui.engine.step.reports": ("StepEvent", "StepReport"),
     "forgetui.engine.step.runner": ("run",),
 }  # fmt: skip
-_RENAMED = {"load_yaml": "safe_load"}  # the door's name -> the module's
+_RENAMED = {"YAML_LOADER": "FAST_LOADER", "load_yaml": "safe_load"}  # door name -> module's
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
 
@@ -224,6 +225,7 @@ __all__ = [
     "IN_FLIGHT",
     "PROJECT_KINDS",
     "TAKEOVER_FORMS",
+    "YAML_LOADER",
     "Adoption",
     "Check",
     "CheckOutput",

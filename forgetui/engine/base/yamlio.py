@@ -25,6 +25,9 @@ from forgetui.engine.base.errors import ForgeError, StateFileError, first_error
 M = TypeVar("M", bound=BaseModel)
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# For `safe_load` on files forgetui ships or writes (themes, the config): libyaml's parser where
+# PyYAML has it, four times as fast as the pure-Python one, on the way to the first paint.
+FAST_LOADER = _Loader
 _AnyLoader = type[yaml.SafeLoader] | type[yaml.BaseLoader]
 _BaseDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 

@@ -243,11 +243,18 @@ class ContextPane(VerticalScroll):
             existing[section.name].show(section, note, tools)
 
     async def _sync_messages(self, view: ContextView) -> None:
+        """The messages as sent, for a saved step. The preview hides them without removing
+        them: the next saved step shown fills the same blocks (mounting them again at every
+        step the log's cursor rests on took a layout pass and a frame of the whole pane)."""
         box = self.query_one("#context-messages", Vertical)
         if box.display != view.saved:
             box.display = view.saved
+        if not view.saved:
+            if isinstance(self.screen.focused, MessageBlock):  # hidden now: keys go elsewhere
+                self.focus_entry()
+            return
         blocks = list(box.query(MessageBlock))
-        roles = [role for role, _ in view.messages] if view.saved else []
+        roles = [role for role, _ in view.messages]
         if [b.role for b in blocks] != roles:
             await box.remove_children()
             blocks = [MessageBlock(role) for role in roles]
@@ -297,7 +304,11 @@ class ContextPane(VerticalScroll):
 
     def blocks(self) -> list[Expandable]:
         """The sections, then the messages as sent, in screen order (those shown)."""
-        return [block for block in self.query(Expandable) if block.display]
+        messages = self.query_one("#context-messages", Vertical).display
+        return [
+            block for block in self.query(Expandable)
+            if block.display and (messages or not isinstance(block, MessageBlock))
+        ]  # fmt: skip
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if isinstance(event.widget, Expandable):

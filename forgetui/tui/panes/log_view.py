@@ -65,7 +65,9 @@ class LogView(LogLineStyles, can_focus=True):
         Binding("end", "jump(-1)", "last", show=False),
     ]
 
-    cursor: reactive[int] = reactive(-1, init=False)
+    # watch_cursor repaints the two lines it moved between; the reactive's own repaint would
+    # redraw every line of the view at each key
+    cursor: reactive[int] = reactive(-1, init=False, repaint=False)
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
@@ -196,9 +198,13 @@ class LogView(LogLineStyles, can_focus=True):
     # -- the step in flight ---------------------------------------------------------------------
 
     def set_pending(self, step: int | None) -> None:
+        """The step in flight's line, after the rows: only that line repaints (it comes at
+        every step while steps run back to back)."""
         self.pending_step, self._pending_done, self.pending_note = step, False, ""
         self._update_pending()
-        self._relayout()
+        self._relayout(repaint=False)
+        if self.filter is None:
+            self.refresh_line(self.count)
 
     def pending_recorded(self) -> None:
         """The step in flight was recorded: the next load brings its row (or none, if it

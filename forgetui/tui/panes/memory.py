@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.events import Click
 from textual.geometry import Region
 from textual.message import Message
@@ -23,6 +24,7 @@ from textual.widgets import Static
 from forgetui.engine import api
 from forgetui.engine.api import MemoryRow
 from forgetui.tui.panes.cursor_list import CursorList
+from forgetui.tui.steady import set_subtitle_line
 
 # (heading, width); the summary column (width 0) takes what is left
 COLUMNS: tuple[tuple[str, int], ...] = (
@@ -246,7 +248,7 @@ class MemoryPane(VerticalScroll, can_focus=False):
         pinned = sum(1 for row in rows if row.pinned)
         noun = "item" if len(rows) == 1 else "items"
         lasting = f" · {len(project)} project" if project else ""
-        self.border_subtitle = f"{len(rows)} {noun}, {pinned} pinned{lasting}"
+        set_subtitle_line(self, Content(f"{len(rows)} {noun}, {pinned} pinned{lasting}"))
         self.set_class(not rows and not project and not self.list.problems, "-empty")
 
     @work(thread=True, exclusive=True, group="project-memory", exit_on_error=False)
