@@ -130,14 +130,18 @@ def launch(
     """Open the workbench, or the task list. A bad PATH is reported before the terminal check
     (it is the more useful error); the terminal check comes before a sample is copied or
     Textual imported. On a terminal, the child counting the first view starts first of all
-    (first_view.py): it finds the task itself while this process imports the engine."""
+    (first_view.py): it finds the task itself while this process imports the engine. Not for
+    a sample: its copy is made here first, and the child started then counts it."""
+    from forgetui.engine import api
     from forgetui.tui import heap
     from forgetui.tui.first_view import FirstView
 
     heap.hold()  # nothing the start allocates is garbage: no collection until the first view
     flags = {"model": model, "api_base": api_base, "theme": theme,
              "model_flags": model_options or None}  # fmt: skip
-    early = FirstView.early(path, flags) if not runs and _not_a_terminal() is None else None
+    # a sample is copied first: its task does not exist yet, the child would find nothing
+    counts_early = not runs and not api.opens_a_sample(path, Path.cwd())
+    early = FirstView.early(path, flags) if counts_early and _not_a_terminal() is None else None
     try:
         return _launch(path, runs, flags, early)
     finally:

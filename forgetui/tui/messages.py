@@ -32,7 +32,12 @@ class StepProgress(Message):
     event: StepEvent
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, StepProgress)
+        """A newer stage supersedes one not shown yet; an alert is never superseded (it is
+        said once, and the operator must see it)."""
+        return isinstance(message, StepProgress) and "alert" not in (
+            self.event.stage,
+            message.event.stage,
+        )
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.message import Message
 from textual.screen import Screen
 
-from forgetui.engine.api import ForgeError, parse_limits
+from forgetui.engine.api import ForgeError
 from forgetui.tui.commands import Situation, why_not
 from forgetui.tui.config import Settings
 from forgetui.tui.messages import ModelChosen, OperatorDone, TaskChangeAccepted
@@ -287,6 +287,8 @@ class OperatorCommands:
         )
 
     def _limits_typed(self, text: str | None) -> None:
+        from forgetui.engine.api import parse_limits  # the replies' grammar: loaded when typed
+
         if text is None:
             return
         try:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widget import Widget
 
+from forgetui.tui.steady import set_title_line
+
 FOCUS_MARK = "▶ "
 FOCUSED = "-focused"
 
@@ -16,8 +18,7 @@ def set_pane_title(pane: Widget, title: str | Content) -> None:
     """Set the pane's title (plain text, or Content), with the marker while it is focused."""
     text = Content(title) if isinstance(title, str) else title
     new = Content(FOCUS_MARK) + text if pane.has_class(FOCUSED) else text
-    if pane.border_title != new.markup:  # setting it repaints the pane: every child in it
-        pane.border_title = new
+    set_title_line(pane, new)  # setting the property would repaint every child of the pane
 
 
 def plain_title(pane: Widget) -> Content:

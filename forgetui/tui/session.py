@@ -8,6 +8,7 @@ service and nothing here."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -21,33 +22,38 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from forgetui.engine.api import ForgeError, TaskService
+from forgetui.engine.api import ForgeError
 
 if TYPE_CHECKING:
-    from forgetui.engine.api import StepEvent, StepReport
+    from forgetui.engine.api import StepEvent, StepReport, TaskService
 
-# What the workbench holds: the service in process, or its child's stand-in (EngineProcess).
-Session = TaskService
+    # What the workbench holds: the service in process, or its child's stand-in (EngineProcess).
+    Session = TaskService
+    # For the type checker the stand-in is a TaskService: every method it forwards keeps the
+    # service's signature. At run time it has only what it defines, and forwards the rest.
+    _ServiceShape = TaskService
+else:
+    # At run time only annotations name Session: the service (and the operator's verbs it
+    # imports) loads when a step or a verb first needs it, after the workbench's first view.
+    Session = _ServiceShape = object
 
 # The stage at which a step waits for the workbench (its intent is in the log; the action runs
 # next): the observer returns once the screen shows the intent, and the child waits for that.
 AWAITS_SCREEN = "execute"
 SHOWN = "shown"  # the parent's word to the child: go on
 
-# What the child may be asked for by name: the service's public methods, nothing else (not its
-# folder, not a private helper).
-SERVED = frozenset(
-    name
-    for name, value in vars(TaskService).items()
-    if not name.startswith("_") and callable(value)
-)
 
-if TYPE_CHECKING:
-    # For the type checker the stand-in is a TaskService: every method it forwards keeps the
-    # service's signature. At run time it has only what it defines, and forwards the rest.
-    _ServiceShape = TaskService
-else:
-    _ServiceShape = object
+@functools.cache
+def served_names() -> frozenset[str]:
+    """What the child may be asked for by name: the service's public methods, nothing else
+    (not its folder, not a private helper)."""
+    from forgetui.engine.api import TaskService
+
+    return frozenset(
+        name
+        for name, value in vars(TaskService).items()
+        if not name.startswith("_") and callable(value)
+    )
 
 
 class EngineProcess(_ServiceShape):
@@ -74,7 +80,7 @@ class EngineProcess(_ServiceShape):
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         """Any public method of the service not defined here: the same call, in the child."""
-        if name not in SERVED:
+        if name not in served_names():
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
         def forward(*args: Any) -> Any:
@@ -84,6 +90,8 @@ class EngineProcess(_ServiceShape):
 
     @property
     def human(self) -> bool:
+        from forgetui.engine.api import TaskService
+
         return (self.model_spec or self.folder.spec.model) == TaskService.HUMAN
 
     def owns_lock(self, pid: int) -> bool:
@@ -207,6 +215,8 @@ def _serve(
 ) -> None:  # fmt: skip
     """The child: one TaskService, calls by name from the socket until None or the parent is
     gone. SIGUSR1 is the parent's `stop_answer` (the socket is busy with the step meanwhile)."""
+    from forgetui.engine.api import TaskService
+
     service = TaskService(Path(path), model, api_base, model_options)
     signal.signal(signal.SIGUSR1, lambda _signum, _frame: service.stop_answer())
     try:
@@ -221,7 +231,7 @@ def _serve(
                 return
             method, args = message
             try:
-                if method not in SERVED:
+                if method not in served_names():
                     raise ForgeError(f"the engine process serves no {method!r}")
                 if method == "step":
                     result: Any = service.step(partial(_forward, conn), *args)

@@ -15,17 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forgetui.engine import api
-from forgetui.engine.api import (
-    Check,
-    CheckOutput,
-    DiffEntry,
-    ForgeError,
-    LogRow,
-    RecordDetail,
-    SandboxMode,
-    TaskState,
-    WorkingMemory,
-)
+from forgetui.engine.api import ForgeError
 from forgetui.tui.model_in_use import model_in_use
 from forgetui.tui.task_views import (
     CheckView,
@@ -38,7 +28,17 @@ from forgetui.tui.task_views import (
     meter_level,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # names only: a name asked of the door imports its engine module
+    from forgetui.engine.api import (
+        Check,
+        CheckOutput,
+        DiffEntry,
+        LogRow,
+        RecordDetail,
+        SandboxMode,
+        TaskState,
+        WorkingMemory,
+    )
     from forgetui.tui.first_view import FirstView
 
 TAIL_ROWS = 64  # log rows sent with every snapshot: the pane's usual window
@@ -75,7 +75,7 @@ def _sandbox() -> SandboxMode:
     try:
         return api.sandbox_mode()
     except ForgeError as exc:
-        return SandboxMode("allow-list", exc.message)
+        return api.SandboxMode("allow-list", exc.message)
 
 
 def _environment(folder: api.TaskFolder) -> api.ProjectEnvironment | None:

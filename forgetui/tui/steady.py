@@ -38,12 +38,26 @@ def set_subtitle_line(widget: Widget, subtitle: Content) -> None:
     counts what it holds (the action log's rows and records) changes it at every record, and
     a whole pane's repaint each time redraws every line of it. Where Textual keeps the subtitle
     elsewhere, or the widget has no room for a border line, the subtitle is set as usual."""
-    if widget.border_subtitle == subtitle.markup:
-        return
+    if widget.border_subtitle != subtitle.markup:
+        _set_border_line(widget, "_border_subtitle", subtitle)
+
+
+def set_title_line(widget: Widget, title: Content) -> None:
+    """Set a border title repainting only the top border line: the context pane's title names
+    the step it shows, which changes as the log's cursor rests on another step, and a whole
+    pane's repaint redraws its every section and message for one line."""
+    if widget.border_title != title.markup:
+        _set_border_line(widget, "_border_title", title)
+
+
+def _set_border_line(widget: Widget, name: str, text: Content) -> None:
+    """Where Textual keeps the text elsewhere, or the widget has no room for a border line, the
+    text is set as usual (a whole repaint)."""
     width, height = widget.outer_size
-    if height < 2 or not isinstance(getattr(widget, "_border_subtitle", None), Content):
-        widget.border_subtitle = subtitle
+    if height < 2 or not isinstance(getattr(widget, name, None), Content):
+        setattr(widget, name[1:], text)
         return
-    widget._border_subtitle = subtitle  # what the property keeps, without its whole repaint
+    setattr(widget, name, text)  # what the property keeps, without its whole repaint
     left, top = widget.content_offset
-    widget.refresh(Region(-left, height - 1 - top, width, 1))  # relative to the content
+    line = -top if name == "_border_title" else height - 1 - top
+    widget.refresh(Region(-left, line, width, 1))  # relative to the content

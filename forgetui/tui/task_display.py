@@ -5,7 +5,7 @@ paint."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 from textual.widgets import Static
@@ -19,13 +19,21 @@ from forgetui.tui.panes.task_frame import TaskFramePane
 from forgetui.tui.panes.verification import VerificationPane
 from forgetui.tui.snapshot import TaskSnapshot
 
+if TYPE_CHECKING:
+    from forgetui.tui.workbench import WorkbenchScreen
+
 LOADING = "loading…"
 
 
-def show_panes(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
-    """Every pane but the context (which may show a saved step's instead)."""
+def show_frame(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
     screen.query_one(TaskFramePane).show_snapshot(snapshot)
+
+
+def show_checks(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
     screen.query_one(VerificationPane).show_snapshot(snapshot)
+
+
+def show_memory(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
     memory = screen.query_one(MemoryPane)
     if snapshot.loading:  # not read yet: not "empty"
         memory.set_class(False, "-empty")
@@ -35,7 +43,22 @@ def show_panes(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
             memory.set_class(True, "-empty")
             memory.border_subtitle = ""
         memory.show_rows(snapshot.memory)
+
+
+def show_log(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
     screen.query_one(ActionLogPane).show_log(snapshot.log_count, snapshot.tail_rows)
+
+
+def show_header(screen: WorkbenchScreen) -> None:
+    """The header (the run's state with the task's) and the tabs' badges."""
+    screen.arranger.show_tabs()
+    screen.run_control.show_activity()
+
+
+async def show_context(screen: WorkbenchScreen, snapshot: TaskSnapshot) -> None:
+    """The next step's preview, unless the pane shows a saved step's context."""
+    if screen.browser.context_step is None:
+        await show_preview(screen.query_one(ContextPane), snapshot)
 
 
 async def show_preview(context: ContextPane, snapshot: TaskSnapshot) -> None:

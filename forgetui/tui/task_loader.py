@@ -72,11 +72,13 @@ class TaskLoader:
         self._tail_reading = False  # a read of the log's tail for new records runs
         self._tail_again = False
         self._tail_shown: list[Callable[[], None]] = []  # to call once the rows are painted
+        self.painting = False  # set by whoever puts a loaded snapshot on the panes
 
     @property
     def pending(self) -> bool:
-        """A load runs or waits for its turn: the views may not show the files yet."""
-        return self._loading or self._timer is not None
+        """A load runs or waits for its turn, or the last one is still being put on the panes
+        (`painting`, one pane per turn): the views may not show the files yet."""
+        return self._loading or self._timer is not None or self.painting
 
     # -- the snapshot ---------------------------------------------------------------------------
 

@@ -4,19 +4,20 @@ a task's checks, criteria, context, memory and log rows as they stood at one rea
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from forgetui.engine import api
-from forgetui.engine.api import (
-    FINISHED,
-    DiffEntry,
-    Escalation,
-    LogRow,
-    MemoryRow,
-    Plan,
-    SandboxMode,
-    TaskChange,
-)
+if TYPE_CHECKING:  # the views only name these: the launcher unpickles its child's snapshot
+    # here, which should load no more of the engine than the values in it
+    from forgetui.engine import api
+    from forgetui.engine.api import (
+        DiffEntry,
+        Escalation,
+        LogRow,
+        MemoryRow,
+        Plan,
+        SandboxMode,
+        TaskChange,
+    )
 
 Level = Literal["ok", "warn", "over"]
 WARN_AT = 0.85  # a meter turns to the warning colour at 85% of its budget
@@ -143,6 +144,8 @@ class TaskSnapshot:
 
     @property
     def finished(self) -> bool:
+        from forgetui.engine.api import FINISHED
+
         return self.status in FINISHED
 
     @property

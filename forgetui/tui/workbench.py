@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import ActiveBinding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
@@ -51,6 +51,7 @@ from forgetui.tui.messages import (
     TaskFilesChanged,
 )
 from forgetui.tui.navigation import NavigableScreen
+from forgetui.tui.now_applies import NowApplies
 from forgetui.tui.panes.action_log import (
     ActionLogPane,
     LogCursorRested,
@@ -66,6 +67,7 @@ from forgetui.tui.panes.task_frame import TaskFramePane
 from forgetui.tui.panes.verification import VerificationPane
 from forgetui.tui.project_commands import MemoryCommands, ProjectMemoryKeys
 from forgetui.tui.question_banner import QuestionBanner
+from forgetui.tui.reload_turns import ReloadTurns
 from forgetui.tui.run_controller import RunController
 from forgetui.tui.session import Session
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
@@ -91,6 +93,8 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
         self.browser = HistoryBrowser(self, self, reader)
         self.arranger = PaneArranger(self, lambda: self.snapshot)
         self.loader = TaskLoader(self, reader, lambda: self.running, self.sync_bindings)
+        self.now = NowApplies(self)
+        self.turns = ReloadTurns(self, self._view_shown)
 
     # The run's state, as what applies now reads it.
     @property
@@ -176,18 +180,18 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
         snapshot = message.snapshot
         first = self.snapshot is None or self.snapshot.loading
         self.snapshot = snapshot
-        task_display.show_panes(self, snapshot)
-        self.arranger.show_tabs()
-        if self.browser.context_step is None:
-            await task_display.show_preview(self.query_one(ContextPane), snapshot)
         task_display.show_task_state(self, snapshot)
-        self.run_control.show_activity()
         self.sync_bindings()
         if self.query_one(QuestionBanner).show(snapshot.escalation, not snapshot.read_only):
             self.operator.question_arrived(self.settings)  # new to this workbench: once
         if first:
             task_display.warn_without_sandbox(self, snapshot)
-        # once this view is on screen: a run's next step never gets ahead of what it shows
+        await self.turns.show(snapshot, whole=first or snapshot.loading)
+
+    def _view_shown(self, snapshot: TaskSnapshot) -> None:
+        """Every pane shows `snapshot`: what applies may follow a pane's new selection; once it
+        is on screen, a run's next step (it never gets ahead of what the screen shows)."""
+        self.sync_bindings()
         self.call_after_refresh(self.run_control.continue_run, snapshot)
 
     def amend_snapshot(self, **changes: Any) -> None:
@@ -215,35 +219,13 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
 
     # -- what applies now -----------------------------------------------------------------------
 
-    def _selected_memory(self) -> str | None:
-        row = self.query_one(MemoryPane).selected
-        return row.ref if row is not None else None
-
     def situation(self) -> Situation | None:
-        snap = self.snapshot
-        if snap is None:
-            return None
-        focused = self.focused
-        if self.query_one(ContextPane).focused_block() is not None:
-            detail_target = True
-        elif isinstance(focused, MemoryList):
-            detail_target = self._selected_memory() is not None
-        elif self.query_one(VerificationPane).focused_check() is not None:
-            detail_target = True
-        else:
-            detail_target = isinstance(focused, LogView) and focused.selected is not None
-        return Situation(
-            read_only=snap.read_only,
-            finished=snap.finished,
-            status=snap.status,
-            escalated=snap.escalation is not None,
-            busy=self.step_in_flight is not None,
-            running=self.running,
-            memory_selected=self._selected_memory() is not None,
-            detail_target=detail_target,
-            step=snap.step,
-            context_step=self.browser.context_step,
-        )
+        return self.now.situation()
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        with self.now.held():  # one read of the state for every command's check
+            return super().active_bindings
 
     def applies(self, action: str) -> bool:
         now = self.situation()
@@ -271,11 +253,12 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
     def on_key(self, event: events.Key) -> None:
         """A command key pressed when it does not apply says why (bindings run after this
         handler, and only enabled ones)."""
-        active = self.active_bindings.get(event.key)
-        action = active.binding.action if active is not None else ""
-        if active is None or active.enabled or action.split("(")[0] not in SCREEN_ACTIONS:
-            return
-        now = self.situation()
+        with self.now.held():
+            active = self.active_bindings.get(event.key)
+            action = active.binding.action if active is not None else ""
+            if active is None or active.enabled or action.split("(")[0] not in SCREEN_ACTIONS:
+                return
+            now = self.situation()
         reason = why_not(active.binding.action, now) if now else "the task has not been read yet"
         self.notify(reason, title=f"{active.binding.description}: not now", timeout=3,
                     markup=False)  # fmt: skip

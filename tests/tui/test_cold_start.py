@@ -1,10 +1,12 @@
 """The workbench's start: the command line loads no file model before a command runs, the child
-counting the first view starts before the launcher reads anything and finds the task itself,
-a view it counted before the mount is the first paint, and the start's heap is collected once,
-after that view."""
+counting the first view starts before the launcher reads anything and finds the task itself
+(not for a sample, whose copy is made first), loading no more of the engine than counting
+needs, a view it counted before the mount is the first paint, the workbench's modules load
+none of the engine's writers, and the start's heap is collected once, after that view."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 
 from forgetui.engine.start.samples import init_sample
+from forgetui.tui import launch
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.first_view import FirstView
 from forgetui.tui.snapshot import TaskReader
@@ -80,6 +83,64 @@ def test_a_path_that_is_no_single_task_leaves_the_early_child_nothing_to_count(
     _answered(early)
     assert early.take(Path("/nowhere")) is None
     early.close()
+
+
+def test_a_sample_is_copied_before_any_child_counts_it(
+    quick_hello: Path, tmp_path: Path, forge_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sample named (or no PATH outside a workspace) has no task yet for an early child to
+    find: none is started, on a terminal or not; a task's PATH still starts one."""
+    started: list[str | None] = []
+    monkeypatch.setattr(launch, "_not_a_terminal", lambda: None)  # as on a terminal
+    early = classmethod(lambda cls, path, flags: started.append(path))
+    monkeypatch.setattr(FirstView, "early", early)
+    monkeypatch.setattr(launch, "_launch", lambda path, runs, flags, early: 0)
+    task = init_sample(quick_hello, into=tmp_path / "run").path
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    for path in ("hello_world", str(quick_hello), None, str(task)):
+        launch.launch(path, None, None, None)
+    assert started == [str(task)]
+
+
+def _imported_after(code: str, prefixes: tuple[str, ...]) -> list[str]:
+    """The modules matching `prefixes` loaded once `code` ran, in a fresh interpreter."""
+    listed = f"sorted(m for m in sys.modules if m.startswith({prefixes!r}))"
+    script = f"import json, sys\n{code}\nprint(json.dumps({listed}))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    loaded: list[str] = json.loads(out.stdout)
+    return loaded
+
+
+def test_the_childs_count_loads_no_probe_nor_litellms_model(
+    quick_hello: Path, tmp_path: Path
+) -> None:
+    """Counting reads the server findings' cache (the probes filling it are `forgetui doctor`'s)
+    and names the model; it calls none, so litellm's model and its HTTP stack stay unloaded."""
+    task = init_sample(quick_hello, into=tmp_path / "run").path
+    code = (
+        "import io\nfrom forgetui.tui.first_view import _count\n"
+        f"assert _count('task', [{str(task)!r}, '', '', '{{}}'], io.BytesIO()) == 0"
+    )
+    probes = (
+        "forgetui.engine.llm.doctor", "forgetui.engine.llm.server_info",
+        "forgetui.engine.llm.litellm_model", "litellm",
+    )  # fmt: skip
+    assert _imported_after(code, probes) == []
+
+
+def test_the_workbench_loads_none_of_the_engines_writers_with_its_modules() -> None:
+    """The operator's verbs, replies, inbox and the service load when first used, after the
+    first view; the views the child's snapshot is read into load no engine module at all."""
+    writers = (
+        "forgetui.engine.api.service", "forgetui.engine.operator.verbs",
+        "forgetui.engine.operator.replies", "forgetui.engine.operator.inbox",
+        "forgetui.engine.history.diff", "forgetui.engine.step.runner",
+    )  # fmt: skip
+    assert _imported_after("import forgetui.tui.app", writers) == []
+    engine = ("forgetui.engine.", "pydantic")
+    assert _imported_after("import forgetui.tui.task_views", engine) == []
 
 
 @pytest.mark.anyio

@@ -77,6 +77,16 @@ if TYPE_CHECKING:
     )
     from forgetui.engine.operator.file_diff import FileDiff
     from forgetui.engine.operator.inbox import InboxEntry, escalation_inbox, find_entry
+    from forgetui.engine.operator.log_rows import (
+        IN_FLIGHT,
+        INTERRUPTED,
+        LogRow,
+        find_log_rows,
+        log_row_count,
+        log_row_matches,
+        log_row_of_step,
+        log_rows,
+    )
     from forgetui.engine.operator.project_memory import (
         PROJECT_KINDS,
         ProjectRow,
@@ -106,16 +116,8 @@ if TYPE_CHECKING:
         set_limits,
     )
     from forgetui.engine.operator.views import (
-        IN_FLIGHT,
-        INTERRUPTED,
-        LogRow,
         MemoryRow,
         RecordDetail,
-        find_log_rows,
-        log_row_count,
-        log_row_matches,
-        log_row_of_step,
-        log_rows,
         memory_rows,
         record_detail,
         saved_steps,
@@ -132,7 +134,8 @@ if TYPE_CHECKING:
         shown_in_workbench,
         to_prune,
     )
-    from forgetui.engine.start.samples import find_sample, init_sample
+    from forgetui.engine.start.sample_dirs import find_sample, opens_a_sample
+    from forgetui.engine.start.samples import init_sample
     from forgetui.engine.step.reports import StepEvent, StepReport
     from forgetui.engine.step.runner import run
 
@@ -188,10 +191,13 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "add_note", "edit_memory", "evict", "memory_edit_form", "memory_frozen", "pin",
         "set_limits",
     ),
+    # where log rows are made, not views.py: the first view's rows come without the rest
+    "forgetui.engine.operator.log_rows": (
+        "INTERRUPTED", "IN_FLIGHT", "LogRow", "find_log_rows", "log_row_count",
+        "log_row_matches", "log_row_of_step", "log_rows",
+    ),
     "forgetui.engine.operator.views": (
-        "INTERRUPTED", "IN_FLIGHT", "LogRow", "MemoryRow", "RecordDetail", "find_log_rows",
-        "log_row_count", "log_row_matches", "log_row_of_step", "log_rows", "memory_rows",
-        "record_detail", "saved_steps",
+        "MemoryRow", "RecordDetail", "memory_rows", "record_detail", "saved_steps",
     ),
     "forgetui.engine.sandbox": ("ProjectEnvironment", "SandboxMode", "sandbox_mode"),
     "forgetui.engine.start.overview": ("TaskOverview",),
@@ -199,7 +205,8 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "DEFAULT_KEEP", "Pruned", "RunCopy", "remove_run", "run_copies", "runs_root",
         "shown_in_workbench", "to_prune",
     ),
-    "forgetui.engine.start.samples": ("find_sample", "init_sample"),
+    "forgetui.engine.start.sample_dirs": ("find_sample", "opens_a_sample"),
+    "forgetui.engine.start.samples": ("init_sample",),
     "forgetui.engine.step.reports": ("StepEvent", "StepReport"),
     "forgetui.engine.step.runner": ("run",),
 }  # fmt: skip
@@ -304,6 +311,7 @@ __all__ = [
     "modify_answer",
     "more_lines",
     "open_task",
+    "opens_a_sample",
     "parse_limits",
     "parse_memory_edit",
     "phases_of",

@@ -26,11 +26,10 @@ from forgetui.engine.base.yamlio import (
     read_text,
     validate_data,
 )
+from forgetui.engine.folder.layout import CHECKPOINTS_DIR as CHECKPOINTS_DIR  # the folder's
 from forgetui.engine.folder.memory import WorkingMemory
 from forgetui.engine.folder.stored_args import stored_data
 from forgetui.engine.folder.task_state import TaskState
-
-CHECKPOINTS_DIR = "checkpoints"  # under artifacts/
 
 
 class Checkpoint(BaseModel):

@@ -4,10 +4,9 @@ writes it cannot disagree about a name."""
 
 from __future__ import annotations
 
-from forgetui.engine.folder.checkpoints import CHECKPOINTS_DIR
-
 FORGE_DIR = ".agentforge"
 TASKS_DIR = "tasks"
+CHECKPOINTS_DIR = "checkpoints"  # under artifacts/
 TASK_FILE = "task.yaml"
 STATE_FILE = "state.yaml"
 MEMORY_FILE = "working_memory.yaml"

@@ -10,7 +10,6 @@ from forgetui.engine.folder.model_options import ModelOptions
 from forgetui.engine.llm.base import Model
 from forgetui.engine.llm.credentials import require_keys
 from forgetui.engine.llm.human import HumanModel
-from forgetui.engine.llm.litellm_model import LiteLLMModel, import_litellm
 from forgetui.engine.llm.replay import ReplayModel
 from forgetui.engine.llm.server_findings import server_findings
 
@@ -49,6 +48,10 @@ def make_model(
         raise ForgeError(
             f"not a model name: {spec!r} (use replay, replay:PATH, human or a litellm model string)"
         )
+    # litellm's model (and its HTTP stack) only for a litellm model: `model_problem` and the
+    # replay and human models never need it
+    from forgetui.engine.llm.litellm_model import LiteLLMModel, import_litellm
+
     bounds = (options or ModelOptions()).with_overrides(timeout_s=timeout_s)
     if not api_base:
         require_keys(import_litellm(), spec)

@@ -24,7 +24,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -33,9 +33,10 @@ from forgetui.engine.base.errors import ForgeError
 from forgetui.engine.base.small_file import read_small
 from forgetui.engine.base.yamlio import atomic_write_text
 from forgetui.engine.folder.model_options import ModelOptions
-from forgetui.engine.llm.doctor import DoctorReport, doctor
-from forgetui.engine.llm.litellm_model import redact_secrets
 from forgetui.engine.llm.server_url import checked_api_base, scrub_url, server_url, url_tag
+
+if TYPE_CHECKING:  # a step reads the cache; only a probe needs the doctor and litellm's model
+    from forgetui.engine.llm.doctor import DoctorReport
 
 CACHE_NAME = "servers.json"
 PROBE_VARIABLE = "FORGETUI_PROBE"
@@ -283,6 +284,9 @@ def _probe(
     timeout_s: float | None,
     warning: str,
 ) -> Findings:
+    from forgetui.engine.llm.doctor import doctor
+    from forgetui.engine.llm.litellm_model import redact_secrets
+
     started = time.monotonic()
     url = server_url(api_base)
     try:
@@ -314,6 +318,8 @@ def _complete(report: DoctorReport) -> bool:
 
 
 def _entry(report: DoctorReport) -> ServerEntry:
+    from forgetui.engine.llm.litellm_model import redact_secrets
+
     assert report.api_base is not None
     return ServerEntry(
         model=report.model,

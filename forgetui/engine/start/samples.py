@@ -12,28 +12,12 @@ from forgetui.engine.base.yamlio import load_model
 from forgetui.engine.folder.memory import WorkingMemory
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.folder.task_spec import TaskSpec
-from forgetui.paths import data_dir, runs_dir
+from forgetui.engine.start.sample_dirs import find_sample, sample_names
+from forgetui.paths import runs_dir
 
 REPLAY_FILE = "replay.yaml"
 # A run directory is `<sample id>-<local time>` (runs.py reads the time back to list them).
 RUN_STAMP_FORMAT = "%Y%m%d-%H%M%S"
-
-
-def sample_names() -> list[str]:
-    root = data_dir("sample_tasks")
-    return sorted(p.name for p in root.iterdir() if (p / "task.yaml").is_file())
-
-
-def find_sample(name_or_path: str | Path) -> Path | None:
-    """A sample folder (task.yaml + workspace/) by bundled name or by path; None if neither."""
-    path = Path(name_or_path)
-    if (path / "task.yaml").is_file() and (path / "workspace").is_dir():
-        return path
-    if isinstance(name_or_path, str) and "/" not in name_or_path:
-        candidate = data_dir("sample_tasks") / name_or_path
-        if (candidate / "task.yaml").is_file():
-            return candidate
-    return None
 
 
 def init_sample(name_or_path: str | Path, into: Path | None = None) -> TaskFolder:

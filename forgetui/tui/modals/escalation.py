@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -18,16 +18,13 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from forgetui.engine.api import (
-    Escalation,
-    ForgeError,
-    LogRow,
-    check_answer,
-    modify_answer,
-    yaml_text,
-)
+from forgetui.engine import api
+from forgetui.engine.api import ForgeError
 from forgetui.tui.inputs import apply_input_settings
 from forgetui.tui.markup import fmt, lines
+
+if TYPE_CHECKING:  # names only: the operator's replies load when an answer is checked
+    from forgetui.engine.api import Escalation, LogRow
 
 REASON_TEXT = {
     "agent": "the agent asks",
@@ -159,7 +156,9 @@ class EscalationScreen(ModalScreen[str | Handover | None]):
         yield Label("Pending action", classes="dialog-heading")
         yield Static(
             fmt(
-                "[b]$action[/]\n$args", action=pending.action, args=yaml_text(pending.args).rstrip()
+                "[b]$action[/]\n$args",
+                action=pending.action,
+                args=api.yaml_text(pending.args).rstrip(),
             ),
             id="escalation-pending",
         )
@@ -196,7 +195,7 @@ class EscalationScreen(ModalScreen[str | Handover | None]):
             self._error("type an answer first (or press escape)")
             return
         try:
-            check_answer(self.escalation, text, self.phases)  # the engine's grammar, checked
+            api.check_answer(self.escalation, text, self.phases)  # the engine's grammar, checked
         except ForgeError as exc:
             self._error(exc.message)
             return
@@ -221,7 +220,7 @@ class EscalationScreen(ModalScreen[str | Handover | None]):
             self.call_after_refresh(save.scroll_visible, animate=False)  # the body scrolls
         elif button.id == "modify":
             try:
-                self.dismiss(modify_answer(self.query_one("#modify-args", TextArea).text))
+                self.dismiss(api.modify_answer(self.query_one("#modify-args", TextArea).text))
             except ForgeError as exc:
                 self._error(exc.message)
 

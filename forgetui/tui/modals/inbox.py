@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,11 +22,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from forgetui.engine.api import ForgeError, InboxEntry
+from forgetui.engine.api import ForgeError
 from forgetui.tui.markup import fmt, lines
 from forgetui.tui.modals.escalation import REASON_TEXT
 
-LoadInbox = Callable[[], list[InboxEntry]]
+if TYPE_CHECKING:  # the inbox's engine module loads when an inbox is read, not with the app
+    from forgetui.engine.api import InboxEntry
+
+LoadInbox: TypeAlias = "Callable[[], list[InboxEntry]]"
 Promote = Callable[[str], None]  # in a worker: pins the answer of entry id, through the session
 WhyNot = Callable[[str], str]  # why a workbench action does not apply now ("" if it does)
 
