@@ -96,3 +96,27 @@ def test_a_task_yaml_changed_mid_run_stops_the_next_step(tmp_path: Path) -> None
         else:
             raise AssertionError("a step ran on an unaccepted task.yaml")
     assert folder.load_state().step == 1
+
+
+def test_a_damaged_seal_in_state_yaml_names_state_yaml(cli: Any, tmp_path: Path) -> None:
+    """task.yaml is its accepted copy, but state.yaml's digest of it was damaged: the refusal
+    names state.yaml (what differs), not task.yaml; accepting again seals it."""
+    task = init_sample("hello_world", into=tmp_path / "ws").path
+    state = yaml.safe_load((task / "state.yaml").read_text())
+    sealed = state["task_sha256"]
+    broken = ("0" if sealed[0] != "0" else "1") + sealed[1:]
+    text = (task / "state.yaml").read_text().replace(sealed, broken)
+    (task / "state.yaml").write_text(text)
+    state_before = (task / "state.yaml").read_bytes()
+
+    refused = cli("run", task)
+    assert refused.code == 2
+    lines = refused.err.strip().splitlines()
+    assert len(lines) == 1 and "state.yaml: task_sha256 matches neither" in lines[0]
+    assert "forgetui accept-task-change" in lines[0]
+    assert not (task / "lock").exists()
+    assert (task / "state.yaml").read_bytes() == state_before
+
+    assert cli("accept-task-change", task).code == 0
+    assert yaml.safe_load((task / "state.yaml").read_text())["task_sha256"] == sealed
+    assert cli("run", task, "--json").code == 0

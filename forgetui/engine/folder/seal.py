@@ -44,6 +44,8 @@ class TaskChange:
     current_sha256: str
     keys: list[str]  # top-level keys whose values differ ([] when the old text is unknown)
     diff: str  # a unified diff, or "" when the accepted copy is gone
+    # task.yaml is its accepted copy byte for byte: the digest state.yaml holds is what differs
+    record_differs: bool = False
 
     def summary(self) -> str:
         if not self.keys:
@@ -84,6 +86,8 @@ def pending_change(folder_path: Path, state: TaskState) -> TaskChange | None:
         before = copy.read_bytes()
     except OSError:
         before = None
+    if before == current:
+        return TaskChange(task_file, state.task_sha256, digest, [], "", record_differs=True)
     if before is not None and hashlib.sha256(before).hexdigest() == state.task_sha256:
         old_text = before.decode("utf-8", "replace")
         new_text = current.decode("utf-8", "replace")
@@ -102,6 +106,12 @@ def pending_change(folder_path: Path, state: TaskState) -> TaskChange | None:
 def refuse_if_changed(folder_path: Path, state: TaskState, task: str) -> None:
     """Raise TaskChangedError naming the change and the way out."""
     change = pending_change(folder_path, state)
+    if change is not None and change.record_differs:
+        raise TaskChangedError(
+            f"{folder_path / 'state.yaml'}: task_sha256 matches neither task.yaml nor its "
+            "accepted copy, which agree (state.yaml damaged?); no step runs until task.yaml is "
+            f"accepted again. Review it, then run `forgetui accept-task-change {task}`"
+        )
     if change is not None:
         raise TaskChangedError(
             f"{change.task_file}: {change.summary()} since it was accepted; no step runs on an "
