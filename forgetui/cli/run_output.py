@@ -17,6 +17,9 @@ class RunOutput(Protocol):
     def event(self, event: StepEvent) -> None: ...
     def step(self, report: StepReport) -> None: ...
     def final(self, final: dict[str, Any]) -> None: ...
+    def close(self) -> None:
+        """Whatever is live on the terminal taken down: the run ended, or was interrupted."""
+        ...
 
 
 def run_output(as_json: bool, stream: bool = False) -> RunOutput:
@@ -80,6 +83,10 @@ class AnswerEcho:
         self._end_answer()
         self.out.final(final)
 
+    def close(self) -> None:
+        self._end_answer()
+        self.out.close()
+
 
 class JsonRunOutput:
     """`run --json`: a line per finished step, then the final line."""
@@ -93,6 +100,9 @@ class JsonRunOutput:
 
     def final(self, final: dict[str, Any]) -> None:
         print_json(final)
+
+    def close(self) -> None:
+        """Nothing is live in JSON lines."""
 
 
 class ConsoleRunOutput:
@@ -127,6 +137,10 @@ class ConsoleRunOutput:
         if self._status is not None:
             self._status.stop()
             self._status = None
+
+    def close(self) -> None:
+        """The status line erased, so "forgetui: interrupted" is not left under a spinner."""
+        self._stop_status()
 
     def step(self, report: StepReport) -> None:
         self._stop_status()

@@ -19,13 +19,13 @@ from textual.screen import Screen
 
 from forgetui.engine.api import ForgeError
 from forgetui.tui.commands import COMMANDS, Command, bindings, key_for
-from forgetui.tui.config import Settings, save_theme
 from forgetui.tui.messages import ThemeSaved
 from forgetui.tui.notices import NoticedApp
 from forgetui.tui.session import Session
+from forgetui.tui.settings import DEFAULT_THEME, Settings
 from forgetui.tui.snapshot import TaskReader
 from forgetui.tui.task_switch import OpenTask, TaskSwitch, WorkbenchFailed, WorkbenchReady
-from forgetui.tui.themes import DEFAULT_THEME, METER_VARIABLES, ThemeSet
+from forgetui.tui.theme_set import METER_VARIABLES, ThemeSet
 from forgetui.tui.workbench import WorkbenchScreen
 
 if TYPE_CHECKING:
@@ -161,6 +161,8 @@ class ForgeApp(NoticedApp):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="config")
     def remember_theme(self, theme: str) -> None:
+        from forgetui.tui.config import save_theme  # the config's reader: YAML and pydantic
+
         try:
             save_theme(self.settings, theme)
         except (OSError, ForgeError) as exc:

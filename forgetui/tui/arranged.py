@@ -40,7 +40,6 @@ class PaneArranger:
         self._snapshot = snapshot
         self.layout = Layout(0, 0)
         self._applied: tuple[str, frozenset[Pane], bool, Pane | None] | None = None
-        self._focusing: Pane | None = None  # shown, focused after the next refresh
 
     # -- applying the layout --------------------------------------------------------------------
 
@@ -72,7 +71,7 @@ class PaneArranger:
         if focused is None or self.pane_of(focused) not in shown:
             visible = [pane for pane in PANES if pane in shown]
             if visible:
-                screen.call_after_refresh(self.focus_pane, visible[0])
+                screen.call_after_refresh(self._focus_if_lost, visible[0])
 
     def show_tabs(self) -> None:
         if self.layout.tab_bar:
@@ -94,7 +93,6 @@ class PaneArranger:
     def focus_pane(self, pane: Pane) -> None:
         """Focus where the pane is entered: its own choice (the context pane's section last
         visited), else its first focusable widget (the pane itself if it takes focus)."""
-        self._focusing = None
         root = self._screen.query_one(f"#{WIDGET_ID[pane]}")
         entry = getattr(root, "focus_entry", None)
         if callable(entry):
@@ -104,8 +102,15 @@ class PaneArranger:
         for widget in (root, *root.query("*")):
             # a text box in a pane (the log's filter) is entered by its own key, not by Tab
             if widget in chain and not isinstance(widget, (Input, TextArea)):
-                widget.focus()
+                self._screen.set_focus(widget)  # now: the next key typed goes to it
                 return
+
+    def _focus_if_lost(self, pane: Pane) -> None:
+        """After a re-arrangement hid the focused pane: `pane`, unless a pane key (`1`..`5`,
+        Tab) has focused one since."""
+        focused = self._screen.focused
+        if focused is None or self.pane_of(focused) not in self.layout.shown:
+            self.focus_pane(pane)
 
     def show_pane(self, pane: Pane) -> None:
         """Bring a pane into view (its tab, or the zoom moves to it) and focus it."""
@@ -113,13 +118,12 @@ class PaneArranger:
         tab = pane if pane in TABBED else layout.tab
         zoomed = pane if layout.zoomed is not None else None
         self._arrange(Layout(layout.width, layout.height, tab, zoomed))
-        self._focusing = pane
-        self._screen.call_after_refresh(self.focus_pane, pane)
+        self.focus_pane(pane)  # at once: keys typed with the pane key (`1`, Home, Down) reach it
 
     def cycle(self, step: int) -> None:
         """Tab (1) or shift+Tab (-1): the next pane in screen order, shown and focused."""
         focused = self._screen.focused
-        current = self._focusing or (self.pane_of(focused) if focused is not None else None)
+        current = self.pane_of(focused) if focused is not None else None
         pane = self.layout.next_pane(current, step)
         if pane is not None:
             self.show_pane(pane)

@@ -74,7 +74,7 @@ COMMANDS: tuple[Command, ...] = (
             footer=False),
     Command("detail", "enter", "open_detail", "screen", "open", "Open detail",
             "The selected context section, memory item, check, or log row's step (its result, "
-            "the model's answer, the context sent) in full", "enter", priority=True,
+            "the model's answer, the context sent) in full", "enter",
             panes=("context", "memory", "checks", "log")),
     Command("earlier", "left_square_bracket", "earlier_context", "screen", "earlier",
             "Earlier context",

@@ -9,8 +9,8 @@ the app's factory; widgets never read files."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,35 +25,11 @@ from forgetui.engine.api import (
     save_yaml,
 )
 from forgetui.paths import config_dir
+from forgetui.tui.settings import CONFIG_FILE, Settings
 
-DEFAULT_THEME = "dark"  # here, not in themes.py: `run` reads these settings without Textual
-CONFIG_FILE = "config.yaml"
 ENV_PREFIX = "FORGETUI_"
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
-
-
-@dataclass(frozen=True)
-class Settings:
-    theme: str = DEFAULT_THEME
-    model: str | None = None
-    api_base: str | None = None
-    watch: bool = True  # follow changes other programs make to the task folder
-    clock: bool = True  # show how long the step in flight has been running
-    cursor_blink: bool = True  # text cursors in dialogs blink
-    bell: bool = True  # the terminal bell rings once when a question arrives
-    open_questions: bool = False  # a question arriving opens the answer modal at once
-    keymap: Mapping[str, str] = field(default_factory=dict)  # binding id -> key(s)
-    # "process": the executor lives in a child process (the default: a step's CPU work never
-    # competes with the UI for the GIL); "thread": in a worker thread of this process.
-    engine: Literal["process", "thread"] = "process"
-    config_file: Path = Path(CONFIG_FILE)
-    notices: tuple[str, ...] = ()  # problems met while reading settings, for the operator
-    config_ok: bool = True  # config_file was absent or read cleanly: safe to rewrite
-    # bounds of real model calls (ModelOptions fields): the config's apply under the task's own
-    # task.yaml `model_options`, the flags typed at launch over them (`model_overrides`)
-    model_options: Mapping[str, Any] = field(default_factory=dict)
-    model_flags: Mapping[str, Any] = field(default_factory=dict)
 
 
 class ConfigFile(BaseModel):
@@ -182,14 +158,6 @@ def load_settings(
         notices=tuple(file_problems + env_problems),
         config_ok=not file_problems,
     )
-
-
-def model_overrides(settings: Settings, set_by_task: Iterable[str]) -> dict[str, Any]:
-    """The model bounds to run the task with, as overrides of its task.yaml: the config's
-    options the task does not set itself, then the flags typed at launch."""
-    own = set(set_by_task)
-    from_config = {k: v for k, v in settings.model_options.items() if k not in own}
-    return {**from_config, **settings.model_flags}
 
 
 def save_theme(settings: Settings, theme: str) -> Settings:

@@ -7,7 +7,12 @@ way `TaskReader.snapshot` does in this process (the same reader, the same argume
 it back pickled, with the task files it stood on (`task_files`: what the workbench watches, and
 task.yaml). The snapshot is used only if those files are unchanged when it arrives: after that
 the workbench's watcher reports any change. Anything else (the child failed, a file changed)
-and the reader counts here, as it would without a child."""
+and the reader counts here, as it would without a child.
+
+The child started early for `forgetui open PATH` first sends what it found (`Found`: the one
+task there, validated, with the settings and themes read for it), then the snapshot. The
+launcher opens the workbench on those, so its own start loads neither YAML nor pydantic: it
+imports Textual on one core while the child reads the files on the other."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ import select
 import subprocess
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -27,7 +33,9 @@ if TYPE_CHECKING:  # the launcher imports this module before anything else: noth
     from textual.message import Message
     from textual.screen import Screen
 
+    from forgetui.tui.settings import Settings
     from forgetui.tui.task_views import TaskSnapshot
+    from forgetui.tui.theme_set import ThemeFiles
 
 # the files a snapshot is read from that the workbench watches for other programs' edits
 TASK_FILES = ("task.yaml", "state.yaml", "working_memory.yaml", "actions.yaml", "lock")
@@ -35,6 +43,21 @@ TASK_FILES = ("task.yaml", "state.yaml", "working_memory.yaml", "actions.yaml", 
 FileStamp = tuple[str, int, int, int] | tuple[str]  # name, inode, size, mtime_ns; or absent
 # the task folder, model, server and model bounds a snapshot is counted with (the bounds as JSON)
 Inputs = tuple[str, str, str, str]
+FOUND_HEADER = 8  # bytes: the length of the pickled Found that comes first
+FOUND_WAIT_S = 10.0  # the most the launcher waits for it before reading the files itself
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the early child found, sent before it counts: the launcher opens the workbench on
+    these instead of reading the same files again."""
+
+    task: Path  # the task folder, as api.open_task resolved (and validated) it
+    settings: Settings
+    overrides: dict[str, Any]  # the model bounds the task is counted and run with
+    themes: ThemeFiles  # read, not built: building needs Textual, which the child lacks
+    run_copy: bool  # in runs/: the launcher marks it shown while the workbench is open
+    stamps: tuple[FileStamp, ...]  # the task's files as they stood before any was read
 
 
 def task_files(task: Path) -> tuple[FileStamp, ...]:
@@ -60,6 +83,7 @@ class FirstView:
         self._taken = False  # a caller is reading (or has read) the answer
         self._answered = False  # the answer was read whole: the child only ends now
         self._unusable = False  # taken, and not this process's view: nothing to wait for
+        self._found_read = inputs is not None  # only the early child sends a Found first
 
     @classmethod
     def start(
@@ -76,6 +100,25 @@ class FirstView:
         `load_settings` takes them) itself. Its answer is used once `expect` has given this
         process's arguments and they match; a PATH that is no single ready task ends it."""
         return cls(_spawn("path", path or "", json.dumps(dict(flags))))
+
+    def found(self, wait: float = FOUND_WAIT_S) -> Found | None:
+        """What the early child found, waiting up to `wait` seconds; None if it found no single
+        task that has run, failed, or is slower than that (the launcher reads for itself).
+        Read straight from the pipe, so nothing of the snapshot behind it sits in a buffer
+        `ready` cannot see."""
+        if self._found_read or self._proc.stdout is None:
+            return None
+        self._found_read = True
+        fd = self._proc.stdout.fileno()
+        if not select.select([fd], [], [], wait)[0]:
+            self._unusable = True  # its snapshot would come behind a Found nobody read
+            return None
+        try:
+            size = int.from_bytes(_read_exactly(fd, FOUND_HEADER), "big")
+            found = pickle.loads(_read_exactly(fd, size))
+        except Exception:  # it ended without a word, or cut short: the launcher reads
+            return None
+        return found if isinstance(found, Found) else None
 
     def expect(
         self, task: Path, model: str | None, api_base: str | None,
@@ -94,10 +137,11 @@ class FirstView:
         readable, _, _ = select.select([self._proc.stdout], [], [], wait)
         return bool(readable)
 
-    def answered(self, task: Path) -> TaskSnapshot | None:
-        """The child's snapshot if it is there now (then `take`); None, and nothing taken, if it
-        is still counting. For the workbench's mount: shown then, it is in the first paint."""
-        if self._taken or not self.ready():
+    def answered(self, task: Path, wait: float = 0.0) -> TaskSnapshot | None:
+        """The child's snapshot if it is there within `wait` seconds (then `take`); None, and
+        nothing taken, if it is still counting. For the workbench's mount: shown then, it is in
+        the first paint."""
+        if self._taken or not self.ready(wait):
             return None
         return self.take(task)
 
@@ -108,6 +152,8 @@ class FirstView:
 
         if self._taken or self._proc.stdout is None:
             return None
+        if not self._found_read:  # the launcher did not ask what it found: skip it
+            self.found()
         self._taken = True
         with self._proc.stdout as answer:  # the child closes it once written: no exit to wait
             data = answer.read()
@@ -156,6 +202,17 @@ def _inputs(
     return (str(task), model or "", api_base or "", json.dumps(dict(overrides), sort_keys=True))
 
 
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.read(fd, size)
+        if not chunk:
+            raise EOFError("the child ended mid-answer")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
 def _spawn(*args: str) -> subprocess.Popen[bytes]:
     # -P, as the engine child: the current directory (a workspace) is not on the path
     return subprocess.Popen(
@@ -165,21 +222,31 @@ def _spawn(*args: str) -> subprocess.Popen[bytes]:
     )  # fmt: skip
 
 
-def _found(path: str, flags: str) -> Inputs | None:
-    """The child started early: the task PATH opens on and the arguments the launcher will
-    count it with; None when PATH is not one task that has run (a sample, a list, a
+def _found(path: str, flags: str) -> Found | None:
+    """The child started early: the task PATH opens on, validated, and what the launcher
+    would read to open it; None when PATH is not one task that has run (a sample, a list, a
     hand-written task the launcher lays out first)."""
     from forgetui.engine import api
-    from forgetui.tui.config import load_settings, model_overrides
+    from forgetui.tui.config import load_settings
     from forgetui.tui.places import tasks_to_open
+    from forgetui.tui.settings import model_overrides
+    from forgetui.tui.theme_files import bundled_theme_files
 
     tasks = tasks_to_open(path or None)
     if tasks is None or len(tasks) != 1 or not (tasks[0] / "state.yaml").is_file():
         return None
+    stamps = task_files(tasks[0])
     folder = api.open_task(tasks[0])
     settings = load_settings(json.loads(flags))
     overrides = model_overrides(settings, folder.spec.model_options.model_fields_set)
-    return _inputs(folder.path, settings.model, settings.api_base, overrides)
+    run_copy = api.run_dir_of(folder.path) is not None
+    return Found(folder.path, settings, overrides, bundled_theme_files(), run_copy, stamps)
+
+
+def _send_found(found: Found | None, out: IO[bytes]) -> None:
+    data = pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL)
+    out.write(len(data).to_bytes(FOUND_HEADER, "big") + data)
+    out.flush()
 
 
 def _count(kind: str, args: list[str], out: IO[bytes]) -> int:
@@ -188,12 +255,19 @@ def _count(kind: str, args: list[str], out: IO[bytes]) -> int:
     from forgetui.tui.snapshot import TaskReader
 
     try:
-        inputs = _found(*args) if kind == "path" else (args[0], args[1], args[2], args[3])
-        if inputs is None:
-            return 1
+        if kind == "path":
+            found = _found(*args)
+            _send_found(found, out)
+            if found is None:
+                return 1
+            settings = found.settings
+            inputs = _inputs(found.task, settings.model, settings.api_base, found.overrides)
+            stamps = found.stamps
+        else:
+            inputs = (args[0], args[1], args[2], args[3])
+            stamps = task_files(Path(inputs[0]))
         task, model, api_base, overrides = inputs
         path = Path(task)
-        stamps = task_files(path)
         reader = TaskReader(
             path, model or None, api_base=api_base or None, model_overrides=json.loads(overrides)
         )
@@ -211,4 +285,7 @@ if __name__ == "__main__":
     # the answer has the pipe to itself: whatever else writes to stdout goes nowhere
     answer = os.fdopen(os.dup(1), "wb")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-    sys.exit(_count(sys.argv[1], sys.argv[2:], answer))
+    # this module's own copy, not __main__'s: what it pickles (Found) must unpickle by name
+    from forgetui.tui.first_view import _count as count
+
+    sys.exit(count(sys.argv[1], sys.argv[2:], answer))

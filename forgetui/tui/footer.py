@@ -42,6 +42,8 @@ ESSENTIAL = ("answer", "step", "run-pause")
 SEPARATOR = " │"
 PANES_OF = {command.id: command.panes for command in COMMANDS}
 ORDER = {command.id: index for index, command in enumerate(COMMANDS)}
+DISABLED = "$foreground-disabled"  # the foreground with alpha: blended into the background
+MUTED = "$foreground-muted"
 
 
 def _focused_pane(screen: Screen[object]) -> Pane | None:
@@ -98,8 +100,9 @@ class KeyFooter(Static):
             if panes and pane is not None and pane not in panes:
                 continue
             seen.add(binding.action)
-            # a screen without panes (the task list): its own keys come first, as a pane's do
-            own = pane is None and node is screen and binding.id not in PANES_OF
+            # a screen without panes (the task list): its own keys and its widgets' come first,
+            # as a pane's do; the app's follow
+            own = pane is None and node is not self.app and binding.id not in PANES_OF
             keys.append(FooterKey(binding.key, display, binding.description, enabled, binding.id,
                                   pane_key=bool(panes) or own))  # fmt: skip
         self.keys = tuple(
@@ -155,7 +158,7 @@ class KeyFooter(Static):
         parts: list[Content] = []
         for index, key in enumerate(keys):
             if index and key.pane_key != keys[index - 1].pane_key:
-                parts.append(fmt("[$text-muted]$bar[/]", bar=SEPARATOR))
+                parts.append(fmt(f"[{MUTED}]$bar[/]", bar=SEPARATOR))
             parts.append(self._content(key))
         line = Content("").join(parts)
         self._palette_shown = palette
@@ -166,7 +169,10 @@ class KeyFooter(Static):
 
     @staticmethod
     def _content(key: FooterKey) -> Content:
-        template = " [b $accent]$key[/] $text" if key.enabled else " [$text-disabled]$key $text[/]"
+        """A key that does not apply in the theme's foreground faded into the footer's ground.
+        Not `$text-disabled`: an "auto" colour, which a Content span paints at full contrast
+        (white on a dark footer), brighter than the keys that apply."""
+        template = " [b $accent]$key[/] $text" if key.enabled else f" [{DISABLED}]$key $text[/]"
         return fmt(template, key=key.display, text=key.description)
 
     def on_click(self, event: Click) -> None:

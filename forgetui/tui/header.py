@@ -33,6 +33,7 @@ SPARKS = "▁▂▃▄▅▆▇█"
 # the sent-vs-naive sparkline: from this many steps (fewer show no trend), at most this many
 SPARK_MIN = 4
 SPARK_MAX = 12
+IDLE = ("ready", "paused", "running")  # statuses a run in another process is going on from
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,14 @@ def _status(snapshot: TaskSnapshot, activity: Activity) -> tuple[str, bool]:
         return status, True
     if activity.awaiting_human:
         return f"step {snapshot.next_step}: waiting for your action", True
-    return ("running" if activity.running else snapshot.status), False
+    pending = snapshot.escalation
+    if pending is not None and pending.reason == "approval" and not activity.running:
+        # `step N` counts the steps recorded; the one waiting is the next, not yet recorded
+        return f"step {pending.step} waits for your approval", True
+    if activity.running or (snapshot.holder is not None and snapshot.status in IDLE):
+        # a task another process holds is being written by it, whatever state.yaml last said
+        return "running", False
+    return snapshot.status, False
 
 
 def _context_part(snapshot: TaskSnapshot) -> Part:

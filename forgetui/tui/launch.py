@@ -25,11 +25,11 @@ from forgetui.tui.places import tasks_to_open
 
 if TYPE_CHECKING:
     from forgetui.tui.app import ForgeApp
-    from forgetui.tui.config import Settings
-    from forgetui.tui.first_view import FirstView
+    from forgetui.tui.first_view import FirstView, Found
     from forgetui.tui.session import Session
+    from forgetui.tui.settings import Settings
     from forgetui.tui.snapshot import TaskReader
-    from forgetui.tui.themes import ThemeSet
+    from forgetui.tui.theme_set import ThemeSet
 
 DEFAULT_SAMPLE = "hello_world"
 
@@ -90,17 +90,21 @@ def make_list_app(settings: Settings, place: Path, themes: ThemeSet) -> ForgeApp
     )  # fmt: skip
 
 
-def workbench_parts(settings: Settings, task: Path) -> tuple[TaskReader, Session]:
+def workbench_parts(
+    settings: Settings, task: Path, overrides: Mapping[str, Any] | None = None
+) -> tuple[TaskReader, Session]:
     """A task's reader and writer, as its workbench uses them (reads task.yaml: a worker calls
-    this for a task opened from the list)."""
+    this for a task opened from the list). `overrides`: the model bounds, when the early child
+    read task.yaml for them (first_view.Found); then `task` is its task folder already."""
     from forgetui.engine import api
-    from forgetui.tui.config import model_overrides
     from forgetui.tui.session import EngineProcess
+    from forgetui.tui.settings import model_overrides
     from forgetui.tui.snapshot import TaskReader
 
-    folder = api.open_task(task)  # a fork opened by its workspace: its task folder
-    task, own = folder.path, folder.spec.model_options.model_fields_set
-    overrides = model_overrides(settings, own)  # the config's under task.yaml, flags over it
+    if overrides is None:
+        folder = api.open_task(task)  # a fork opened by its workspace: its task folder
+        task, own = folder.path, folder.spec.model_options.model_fields_set
+        overrides = model_overrides(settings, own)  # the config's under task.yaml, flags over
     session: Session
     if settings.engine == "process":
         session = EngineProcess(task, settings.model, settings.api_base, overrides)
@@ -150,18 +154,30 @@ def launch(
 
 
 def _launch(path: str | None, runs: bool, flags: Mapping[str, Any], early: FirstView | None) -> int:
-    """`launch` once the early child (if any) runs: its answer is used if the task it found
-    is the one opened here (not a sample's fresh copy)."""
+    """`launch` once the early child (if any) runs: what it found opens the workbench if it
+    found one task; else this process reads for itself, and the child's view is used if the
+    task it counted is the one opened here (not a sample's fresh copy)."""
     from forgetui.engine import api
-    from forgetui.tui.config import load_settings
     from forgetui.tui.first_view import FirstView
 
+    found = _found_early(early)
+    if found is not None and early is not None:
+        sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+        from forgetui.tui.themes import build_themes
+
+        parts = workbench_parts(found.settings, found.task, found.overrides)
+        themes = build_themes(found.themes)
+        return _run_workbench(found.settings, found.task, themes, parts, early, found.run_copy)
+    if early is not None:  # it found no single task, or its reading is stale: not used
+        early.close()
+        early = None
     tasks = tasks_to_open(path, runs)
     is_sample = tasks is None
     if tasks is not None and len(tasks) == 1:
         api.open_task(tasks[0])  # a broken task fails here, whatever the terminal
     require_terminal()
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+    from forgetui.tui.config import load_settings  # YAML and pydantic: the child's, else here
 
     settings = load_settings(flags)
     if tasks is not None and len(tasks) > 1:
@@ -171,31 +187,56 @@ def _launch(path: str | None, runs: bool, flags: Mapping[str, Any], early: First
     task = tasks[0] if tasks is not None else resolve_task(path)
     run_dir = api.open_task(task).workspace if is_sample else None
     reader, session = workbench_parts(settings, task)
+    # before Textual's import: the child counts meanwhile, on the other core
     inputs = (reader.path, reader.model, reader.api_base, reader.model_overrides)
-    if early is not None and not is_sample:  # its answer counts if it counted with these
-        early.expect(*inputs)
-        reader.first_view = early
-    else:  # before Textual's import: the child counts meanwhile, on the other core
-        reader.first_view = FirstView.start(*inputs)
+    child = FirstView.start(*inputs)
     try:
-        app = make_app(settings, task, _themes(), (reader, session))
-        with api.shown_in_workbench(task):  # `runs --prune` leaves it alone meanwhile
-            result = app.run()
+        return _run_workbench(settings, task, _themes(), (reader, session), child, True)
     finally:
-        reader.close()
         if run_dir is not None:  # a sample's copy sits in runs/, where nobody would look
             sys.stderr.write(
                 f"forgetui: this run's copy is at {run_dir} (`forgetui runs` lists them)\n"
             )
+
+
+def _found_early(early: FirstView | None) -> Found | None:
+    """What the early child found, once Textual is loaded here meanwhile (the two take about
+    as long, side by side); None if it found no single task or the task's files changed
+    since it read them."""
+    from forgetui.tui.first_view import task_files
+
+    if early is None:
+        return None
+    import forgetui.tui.app  # noqa: F401  (Textual and the workbench, while the child reads)
+
+    found = early.found()
+    return found if found is not None and task_files(found.task) == found.stamps else None
+
+
+def _run_workbench(
+    settings: Settings, task: Path, themes: ThemeSet, parts: tuple[TaskReader, Session],
+    first_view: FirstView, run_copy: bool,
+) -> int:  # fmt: skip
+    """The workbench on `task` until it quits; `first_view` counts its first snapshot, and
+    the task is marked shown while it is open if it may be a run copy (`runs --prune`)."""
+    reader = parts[0]
+    first_view.expect(reader.path, reader.model, reader.api_base, reader.model_overrides)
+    reader.first_view = first_view
+    try:
+        app = make_app(settings, task, themes, parts)
+        if run_copy:
+            from forgetui.engine import api
+
+            with api.shown_in_workbench(task):  # `runs --prune` leaves it alone meanwhile
+                result = app.run()
+        else:
+            result = app.run()
+    finally:
+        reader.close()
     return result if isinstance(result, int) else 0
 
 
 def _themes() -> ThemeSet:
-    """The bundled themes (importing Textual), or the fallback and why."""
-    from forgetui.paths import data_dir
-    from forgetui.tui.themes import FALLBACK_THEME, ThemeSet, load_themes
+    from forgetui.tui.themes import bundled_themes
 
-    try:
-        return load_themes(data_dir("themes"))
-    except FileNotFoundError as exc:
-        return ThemeSet((FALLBACK_THEME,), (str(exc),))
+    return bundled_themes()

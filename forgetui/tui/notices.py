@@ -4,7 +4,8 @@ workspace, a command to copy, an error read too late) must outlive it.
 All of the app's messages pass through `NoticedApp.notify` (a widget's or a screen's `notify`
 calls the app's), so one place records them, keeps on screen the ones naming a command the
 operator has to copy, and keeps toasts on the top screen: a toast left on a screen a modal
-covers would be painted under the modal, where its expiry may not repaint."""
+covers would be painted under the modal, where its expiry may not repaint. Over a dialog the
+toasts take rows above it (app.tcss), so none covers the dialog's controls."""
 
 from __future__ import annotations
 

@@ -16,11 +16,12 @@ from textual.screen import Screen
 
 from forgetui.engine.api import ForgeError
 from forgetui.tui.commands import Situation, why_not
-from forgetui.tui.config import Settings
 from forgetui.tui.messages import ModelChosen, OperatorDone, TaskChangeAccepted
+from forgetui.tui.model_choice import ModelChoice
 from forgetui.tui.panes.action_log import ActionLogPane
 from forgetui.tui.panes.memory import MemoryPane
 from forgetui.tui.session import Session
+from forgetui.tui.settings import Settings
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 from forgetui.tui.workers import in_thread
 
@@ -58,6 +59,7 @@ class OperatorCommands:
         self._reader = reader
         self._session = session
         self._adopted: list[Path] = []  # forks a re-run was adopted into, not yet offered
+        self.model = ModelChoice(screen, host, reader, session)
 
     def _push(self, modal: Screen[Any], then: Callable[[Any], None] | None = None) -> None:
         self._screen.app.push_screen(modal, then)
@@ -95,7 +97,7 @@ class OperatorCommands:
         task.yaml, then a model; True if it asked (`then` goes on once it is settled)."""
         snap = self._host.snapshot
         if snap is None or snap.task_change is None:
-            return self._model_first(then)
+            return self.model.first(then)
         from forgetui.tui.modals.task_change import TaskChangeScreen
 
         def answered(yes: bool | None) -> None:
@@ -109,15 +111,6 @@ class OperatorCommands:
         said = self._session.accept_task_change()
         self._reader.reopen()
         self._screen.post_message(TaskChangeAccepted(said, then))
-
-    def _model_first(self, then: Callable[[], None]) -> bool:
-        """A task no model can run yet (a new one without a replay script) asks for one, then
-        goes on with the step or run; True if it asked."""
-        snap = self._host.snapshot
-        if snap is None or snap.model_problem is None:
-            return False
-        self.choose_model(f"No model can run this task yet: {snap.model_problem}.", then)
-        return True
 
     # -- answering ------------------------------------------------------------------------------
 
@@ -133,15 +126,11 @@ class OperatorCommands:
         from forgetui.tui.modals.escalation import Handover
 
         if isinstance(text, Handover):
-            in_thread(self._screen, partial(self._hand_over, text.answer), "operator")
+            # answered, then the human model from the next step on (as `m` and `human` do)
+            answer = text.answer
+            self.model.apply(ModelChoice.HUMAN, before=lambda: self._session.answer(answer))
         elif text is not None:
             self.operate(lambda: self._session.answer(text))
-
-    def _hand_over(self, answer: str) -> None:
-        """In a thread worker: answer, then the human model from the next step on (as
-        choosing `human` with the model key does)."""
-        said = self._session.answer(answer)
-        self._set_model("human", None, said)
 
     def question_arrived(self, settings: Settings) -> None:
         """A question new to this workbench: the bell, and the answer modal if the user asked
@@ -246,31 +235,8 @@ class OperatorCommands:
 
     # -- the model and the limits ---------------------------------------------------------------
 
-    def choose_model(self, reason: str = "", then: Callable[[], None] | None = None) -> None:
-        """Ask which model runs the next steps; `reason` says why it is asked (none can run)."""
-        from forgetui.tui.modals.text_prompt import TextPromptScreen
-
-        snap = self._host.snapshot
-        current = snap.model if snap is not None else ""
-        explanation = (
-            f"{reason}\n\n" if reason else ""
-        ) + (
-            f"Now: {current}. From the next step on: replay (the task's replay.yaml), "
-            "replay:PATH, human (you type each action), or a litellm model name such as "
-            "openai/gpt-4o-mini or ollama/llama3 (with the --api-base you started with). "
-            "API keys come from your environment."
-        )  # fmt: skip
-
-        def typed(text: str | None) -> None:
-            if text is not None and text.strip():
-                in_thread(self._screen, partial(self._set_model, text.strip(), then), "operator")
-
-        self._push(TextPromptScreen("Model", explanation, current, prompt_id="model-prompt"), typed)
-
-    def _set_model(self, spec: str, then: Callable[[], None] | None, before: str = "") -> None:
-        said = self._session.set_model(spec)  # a name that cannot run fails here, reported
-        self._reader.model = spec
-        self._screen.post_message(ModelChosen(f"{before}\n{said}" if before else said, spec, then))
+    def choose_model(self) -> None:
+        self.model.choose()
 
     def set_limits(self) -> None:
         from forgetui.tui.modals.text_prompt import TextPromptScreen
@@ -369,7 +335,7 @@ class OperatorCommands:
     def _adopt_and_offer(self, rerun: Rerun, dest: str) -> Adoption:
         """In the re-run modal's worker: the adoption; the offer to open the fork comes once
         the modal closes (it shows how the fork's step went first)."""
-        adoption = self._session.adopt_rerun(rerun, dest)
+        adoption = self._session.adopt_rerun(rerun, dest, True)
         self._adopted.append(adoption.folder)
         return adoption
 

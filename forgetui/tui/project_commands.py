@@ -13,7 +13,7 @@ from textual import work
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from forgetui.engine.api import EditForm, ForgeError
+from forgetui.engine.api import ForgeError
 from forgetui.tui.messages import OperatorDone
 from forgetui.tui.modals.inbox import InboxScreen, LoadInbox, Promote, WhyNot
 from forgetui.tui.operator_commands import OperatorCommands
@@ -64,6 +64,7 @@ class MemoryCommands(OperatorCommands):
         if row is None:
             super().open_memory_detail(editing)
             return
+        from forgetui.engine.api import EditForm  # working memory's reader: after the first view
         from forgetui.tui.modals.memory_detail import MemoryDetailScreen
 
         now = self._host.situation()

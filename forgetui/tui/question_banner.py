@@ -6,10 +6,14 @@ every reload."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.widgets import Static
 
-from forgetui.engine.api import Escalation
 from forgetui.tui.markup import fmt
+
+if TYPE_CHECKING:  # a name only: the state's file model loads after the first view
+    from forgetui.engine.api import Escalation
 
 
 def question_key(escalation: Escalation) -> tuple[int, str, str]:

@@ -88,6 +88,8 @@ class ReloadTurns:
     async def _paint(self, part: str, snapshot: TaskSnapshot) -> None:
         self._painted[part] = snapshot
         screen = self._screen
+        if part == "log" and not screen.loader.snapshot_log_is_newest():
+            return  # a step's records read since are on screen: they stay
         paint: dict[str, Callable[[], Awaitable[None] | None]] = {
             "log": lambda: task_display.show_log(screen, snapshot),
             "header": lambda: task_display.show_header(screen),

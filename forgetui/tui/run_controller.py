@@ -27,12 +27,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 
-from forgetui.engine.api import FINISHED, human_prompt
 from forgetui.tui import heap
 from forgetui.tui.answer_line import AnswerLine
 from forgetui.tui.answer_stream import StreamedAnswer
 from forgetui.tui.commands import Situation
-from forgetui.tui.config import Settings
 from forgetui.tui.header import Activity, StatusHeader
 from forgetui.tui.messages import (
     AnswerStopSent,
@@ -46,6 +44,7 @@ from forgetui.tui.messages import (
 from forgetui.tui.paced import PacedRepaint
 from forgetui.tui.panes.action_log import ActionLogPane, LogView
 from forgetui.tui.session import AWAITS_SCREEN, Session
+from forgetui.tui.settings import Settings
 from forgetui.tui.snapshot import TaskSnapshot
 from forgetui.tui.workers import after_paint, in_thread
 
@@ -191,6 +190,7 @@ class RunController:
         if not self._session.human or decided:
             self._launch_step(number, None)
             return
+        from forgetui.engine.api import human_prompt
         from forgetui.tui.modals.text_prompt import TextPromptScreen
 
         prompt = human_prompt(snap.phase if snap is not None else "")
@@ -325,6 +325,8 @@ class RunController:
         if self._quit_after_step:
             self._screen.app.exit()
             return
+        from forgetui.engine.api import FINISHED  # the state's model: loaded by now
+
         if report.status in FINISHED or report.status == "escalated":
             self.running = False
         if report.status in FINISHED:
@@ -341,8 +343,9 @@ class RunController:
         if self.running and not self._session.human:
             self._host.request_reload()  # spaced while running: see the module's docstring
             self._host.loader.show_new_records(partial(self._continue_after, report.step))
-        else:
+        else:  # its records at once too: a reload in flight may take a while yet
             self._host.request_reload(urgent=True)
+            self._host.loader.show_new_records(lambda: None)
         self._show_changed()
 
     def _continue_after(self, step: int) -> None:

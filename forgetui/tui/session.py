@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from forgetui.engine.api import ForgeError
 
 if TYPE_CHECKING:
-    from forgetui.engine.api import StepEvent, StepReport, TaskService
+    from forgetui.engine.api import StepEvent, StepReport, TaskFolder, TaskService
 
     # What the workbench holds: the service in process, or its child's stand-in (EngineProcess).
     Session = TaskService
@@ -68,15 +68,26 @@ class EngineProcess(_ServiceShape):
         self, path: Path, model: str | None, api_base: str | None,
         model_options: Mapping[str, Any] | None = None,
     ) -> None:  # fmt: skip
-        from forgetui.engine.api import open_task
-
-        self.folder = open_task(path)
+        self._path = path  # the task folder; read when first needed (not before the first paint)
+        self._folder: TaskFolder | None = None
         self.model_spec = model
         self.api_base = api_base
         self.model_options = dict(model_options or {})
         self._call_lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
+
+    @property
+    def folder(self) -> TaskFolder:
+        from forgetui.engine.api import open_task
+
+        if self._folder is None:
+            self._folder = open_task(self._path)
+        return self._folder
+
+    @folder.setter
+    def folder(self, folder: TaskFolder) -> None:
+        self._folder = folder
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         """Any public method of the service not defined here: the same call, in the child."""

@@ -46,7 +46,7 @@ TAIL_ROWS = 64  # log rows sent with every snapshot: the pane's usual window
 # several views), and the steps it carries
 SERIES_RECORDS = 400
 SERIES_STEPS = 16
-# how long the first load waits for the launcher's child before putting up the frame itself
+# how long the workbench's mount waits for the launcher's child before putting up the frame
 FIRST_VIEW_WAIT_S = 1.0
 
 
@@ -126,7 +126,8 @@ class TaskReader:
         owns_lock: Callable[[int], bool] = lambda pid: False,
         api_base: str | None = None, model_overrides: Mapping[str, Any] | None = None,
     ) -> None:  # fmt: skip
-        self.folder = api.open_task(path)
+        self._path = path  # the task folder (as api.open_task resolves it)
+        self._folder: api.TaskFolder | None = None  # read at first use: not before the first paint
         self.model = model
         self.owns_lock = owns_lock  # our own engine process holds the lock: not read-only
         # what steps run with beyond task.yaml, so the preview counts what they send (the
@@ -139,14 +140,26 @@ class TaskReader:
 
     @property
     def path(self) -> Path:
-        return self.folder.path
+        return self._path
+
+    @property
+    def folder(self) -> api.TaskFolder:
+        """The task folder, read when first needed: a workbench started with its child's view
+        shows it before the engine's file layer is loaded."""
+        if self._folder is None:
+            self._folder = api.open_task(self._path)
+        return self._folder
+
+    @folder.setter
+    def folder(self, folder: api.TaskFolder) -> None:
+        self._folder = folder
 
     def first_snapshot(self, show_frame: Callable[[TaskSnapshot], None]) -> TaskSnapshot:
-        """The first load: the child's snapshot if it comes soon (one paint of the whole view,
-        nothing read or imported here meanwhile); else the frame (the task's files read in
-        milliseconds), then the child's snapshot or one counted here."""
+        """The first load, when the launcher's child had not answered at the mount (which
+        waited `FIRST_VIEW_WAIT_S` for it): the frame (the task's files read in milliseconds),
+        then the child's snapshot or one counted here."""
         early = self.first_view
-        if early is None or not early.ready(FIRST_VIEW_WAIT_S):
+        if early is None or not early.ready():
             show_frame(self.frame())
         counted = early.take(self.path) if early is not None else None
         return counted if counted is not None else self.snapshot()

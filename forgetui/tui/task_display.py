@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 LOADING = "loading…"
 
 
+def finished_words(status: str) -> str:
+    """How a finished task ended, as a sentence says it ("the task failed", not "is failed")."""
+    said = {"complete": "is complete", "failed": "failed", "aborted": "was aborted"}
+    return f"the task {said.get(status, 'is ' + status)}"
+
+
 def show_frame(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
     screen.query_one(TaskFramePane).show_snapshot(snapshot)
 
@@ -72,7 +78,7 @@ async def show_preview(context: ContextPane, snapshot: TaskSnapshot) -> None:
     elif snapshot.context_error:
         context.show_error("next step preview", snapshot.context_error)
     else:
-        context.show_error("finished", f"the task is {snapshot.status}: no next step")
+        context.show_error("finished", f"{finished_words(snapshot.status)}: no next step")
         # the last preview's "leaving at the next step" no longer holds: there is none (and a
         # preview shown again after a rewind paints in full)
         context.query_one("#context-diff", Static).display = False

@@ -21,14 +21,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from forgetui.engine.api import ForgeError, TaskList, TaskOverview
-from forgetui.tui.config import Settings
 from forgetui.tui.footer import KeyFooter
 from forgetui.tui.markup import fmt
+from forgetui.tui.settings import Settings
+from forgetui.tui.task_columns import SHORT, Column, fitted, plan_columns, short_workspace
 
 REFRESH_S = 2.0
 QUESTION_WIDTH = 48  # the question's first words; the inbox has it whole
-# the question right after the status: at 80 columns it shows, cost and context scroll right
-COLUMNS = ("task", "status", "step", "waiting question", "cost", "context", "workspace")
 LEVEL_VARIABLE = {"warn": "warning", "critical": "error"}
 
 
@@ -52,11 +51,13 @@ def status_cell(task: TaskOverview, colours: Colours) -> Text:
     return Text(task.status_text)
 
 
-def context_cell(task: TaskOverview, colours: Colours) -> Text:
-    """The fullest section against its budget, as the header names it under pressure."""
+def context_cell(task: TaskOverview, colours: Colours, short: bool = False) -> Text:
+    """The fullest section against its budget, as the header names it under pressure (short:
+    its figure only)."""
     worst = task.worst
     variable = LEVEL_VARIABLE.get(worst.level) if worst is not None else None
-    return Text(task.context_text, style=f"bold {colours.get(variable, '')}" if variable else "")
+    text = f"{int(worst.percent)}%" if short and worst is not None else task.context_text
+    return Text(text, style=f"bold {colours.get(variable, '')}" if variable else "")
 
 
 def question_cell(task: TaskOverview, colours: Colours) -> Text:
@@ -64,9 +65,24 @@ def question_cell(task: TaskOverview, colours: Colours) -> Text:
     return Text(task.question_line(QUESTION_WIDTH), style=muted)
 
 
+class TaskTable(DataTable[Text]):
+    """The rows, one per task. Home and End go to the first and last task (the columns fit the
+    width: there is nothing to scroll sideways). Enter is the table's own key, not one the
+    screen takes first, so arrows typed before it move the cursor before it opens a task."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "screen.open_task", "open", id="list-open"),
+    ]
+
+    def action_scroll_home(self) -> None:
+        self.action_scroll_top()
+
+    def action_scroll_end(self) -> None:
+        self.action_scroll_bottom()
+
+
 class TaskListScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open_task", "open", id="list-open", priority=True),
         Binding("i", "all_questions", "inbox", id="list-inbox",
                 tooltip="Every task's waiting question, answered from one place"),
         Binding("f5", "reread", "refresh", id="list-refresh", show=False),
@@ -83,17 +99,17 @@ class TaskListScreen(Screen[None]):
         self.tasks = tasks
         self.settings = settings
         self.shown: list[TaskOverview] = []
+        self._rows: list[dict[str, Text]] = []
+        self._plan: list[Column] | None = None  # the columns in place: rebuilt when they change
 
     def compose(self) -> ComposeResult:
         yield Static(id="list-header")
-        yield DataTable[Text](id="task-table", cursor_type="row", zebra_stripes=True)
+        yield TaskTable(id="task-table", cursor_type="row", zebra_stripes=True)
         yield Static("reading the tasks…", id="list-empty")
         yield KeyFooter(id="footer")
 
     def on_mount(self) -> None:
         table: DataTable[Text] = self.query_one(DataTable)
-        for column in COLUMNS:
-            table.add_column(column, key=column)
         self.show_header()
         table.focus()
         self.reread()
@@ -118,30 +134,53 @@ class TaskListScreen(Screen[None]):
 
     @on(TasksRead)
     def show_tasks(self, message: TasksRead) -> None:
-        table: DataTable[Text] = self.query_one(DataTable)
         current = self.selected
         self.shown = message.tasks
-        table.clear()
         colours = self.app.theme_variables
+        self._rows = []
         for task in self.shown:
-            cells = {
+            workspace = task.workspace_from(self.tasks.place)
+            self._rows.append({
                 "task": Text(task.name),
                 "status": status_cell(task, colours),
                 "step": Text(str(task.step), justify="right"),
                 "waiting question": question_cell(task, colours),
                 "cost": Text(f"${task.cost_usd:.4f}", justify="right"),
                 "context": context_cell(task, colours),
-                "workspace": Text(task.workspace_from(self.tasks.place)),
-            }
-            table.add_row(*(cells[column] for column in COLUMNS), key=str(task.path))
+                SHORT["context"]: context_cell(task, colours, short=True),
+                "workspace": Text(workspace),
+                SHORT["workspace"]: Text(short_workspace(workspace, task.name)),
+            })  # fmt: skip
+        self._paint_rows()
         paths = [task.path for task in self.shown]
         if current is not None and current.path in paths:
+            table: DataTable[Text] = self.query_one(DataTable)
             table.move_cursor(row=paths.index(current.path), animate=False)
         empty = self.query_one("#list-empty", Static)
         empty.display = not self.shown
         if message.error is not None:
             empty.update(Content(message.error))
         self.show_header()
+
+    def on_resize(self) -> None:
+        if self._rows:
+            row = self.query_one(DataTable).cursor_row
+            self._paint_rows()
+            self.query_one(DataTable).move_cursor(row=row, animate=False)
+
+    def _paint_rows(self) -> None:
+        """The rows in the columns that fit the table's width (task_columns.py)."""
+        table: DataTable[Text] = self.query_one(DataTable)
+        width = table.size.width or self.size.width
+        columns = plan_columns(self._rows, width - 1, QUESTION_WIDTH)  # 1: a scrollbar's room
+        table.clear(columns=columns != self._plan)
+        if columns != self._plan:
+            self._plan = columns
+            for column in columns:
+                table.add_column(column.title, width=column.width, key=column.key)
+        for task, row in zip(self.shown, self._rows, strict=True):
+            cells = [fitted(row[column.cell_key], column.width) for column in columns]
+            table.add_row(*cells, key=str(task.path))
 
     def show_header(self) -> None:
         place = self.tasks.place.resolve()

@@ -6,13 +6,17 @@ Reloads asked for while one runs coalesce into one more, and loads are spaced (m
 run back to back) so a busy writer in another process cannot keep the UI thread repainting
 instead of answering keys. While our own steps run back to back the watcher's reloads are left
 out: every change is ours, each step's own reload shows it, and a new record reaches the log
-pane as it is written, by a read of the log's tail alone (`show_new_records`)."""
+pane as it is written, by a read of the log's tail alone (`show_new_records`).
+
+That read, and the log pane's loads of older rows, go through a reader of their own: the
+task's reader is held for a whole snapshot (the next context counted: a tenth of a second,
+and a second or more for the first one in this process on a loaded machine), and a step's
+records queued behind it left the screen two records behind the run."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from textual.message import Message
@@ -21,6 +25,7 @@ from textual.timer import Timer
 
 from forgetui.engine.api import ForgeError, LogRow
 from forgetui.tui.first_view import in_first_paint
+from forgetui.tui.folder_watch import FolderWatch
 from forgetui.tui.messages import (
     LogRowsLoaded,
     LogTailLoaded,
@@ -30,21 +35,15 @@ from forgetui.tui.messages import (
     TaskFilesChanged,
 )
 from forgetui.tui.panes.action_log import ActionLogPane, LogView
-from forgetui.tui.snapshot import TaskReader, TaskSnapshot
+from forgetui.tui.snapshot import FIRST_VIEW_WAIT_S, TaskReader, TaskSnapshot
 from forgetui.tui.workers import after_paint, in_thread
 
-WATCHED_FILES = frozenset({"state.yaml", "working_memory.yaml", "actions.yaml", "lock"})
-WATCH_DEBOUNCE_MS = 40
 RELOAD_SPACING = 0.05  # seconds between two loads of the task's views
 RELOAD_SPACING_RUNNING = 0.5  # ... while steps run back to back
 
 
 def _nothing() -> None:
     return None
-
-
-def _is_task_file(_change: object, path: str) -> bool:
-    return Path(path).name in WATCHED_FILES
 
 
 class TaskLoader:
@@ -72,6 +71,17 @@ class TaskLoader:
         self._tail_reading = False  # a read of the log's tail for new records runs
         self._tail_again = False
         self._tail_shown: list[Callable[[], None]] = []  # to call once the rows are painted
+        # the log's own reader (see the module's docstring); it reads task.yaml at its first use
+        self._log = TaskReader(reader.path, owns_lock=reader.owns_lock)
+        # When each read began (time.monotonic()), so a read that began before the one the log
+        # pane shows never replaces it: a snapshot counted while a step's records came in would
+        # take them off the screen again (the log only grows, except when cut: counts can't tell)
+        self._snapshot_began = 0.0  # of the snapshot last handed to the panes
+        self._tail_began = 0.0  # of the tail read running or last run
+        self._log_began = 0.0  # of the read the log pane shows
+        self._folder_watch = FolderWatch(screen, reader.path)  # before the first read
+        self._watch_wanted = False
+        self._first_shown = False  # a first load (the whole view, or why not) ended
         self.painting = False  # set by whoever puts a loaded snapshot on the panes
 
     @property
@@ -88,7 +98,9 @@ class TaskLoader:
         answer, which costs the first paint nothing); else once the screen is painted (the
         frame first)."""
         early = self._reader.first_view
-        shown = early.answered(self._reader.path) if early is not None else None
+        # waited for here, the screen's loop held: the panes are composed by now, and painted
+        # before it answers they would be empty, then painted again (it answers in moments)
+        shown = early.answered(self._reader.path, FIRST_VIEW_WAIT_S) if early else None
         if shown is not None:
             self._framed = self._loading = True
             self._last_load = time.monotonic()
@@ -146,8 +158,12 @@ class TaskLoader:
     def loaded(self, frame: bool = False) -> None:
         """A load ended (read or not): the one asked for meanwhile starts. Not a `frame`: the
         same worker is reading the rest."""
+        self._snapshot_began = self._last_load
         if frame:
             return
+        self._first_shown = True
+        if self._watch_wanted:
+            self._folder_watch.start()
         self._loading = False
         if self._again:
             urgent, self._again, self._urgent = self._urgent, False, False
@@ -178,11 +194,12 @@ class TaskLoader:
             self._tail_again = True
             return
         self._tail_reading = True
+        self._tail_began = time.monotonic()
         in_thread(self._screen, self._read_new_records, "log-tail")
 
     def _read_new_records(self) -> None:
         try:
-            count, rows = self._reader.log_tail()
+            count, rows = self._log.log_tail()
         except ForgeError:  # nothing to show; the step's own reload tells what is wrong
             self._screen.app.call_from_thread(self._tail_failed)
             return
@@ -194,17 +211,28 @@ class TaskLoader:
     def _tail_loaded(self, count: int, rows: tuple[LogRow, ...]) -> None:
         reading, self._tail_reading = self._tail_reading, False
         pane = self._screen.query_one(ActionLogPane)
-        # a snapshot read after this tail may be on screen already: the log never goes back
-        if not reading or count >= pane.view.records:
+        if not reading:  # the log alone, the task's other files not reading: no run goes on
+            pane.show_log(count, rows)
+        elif self._tail_began >= self._log_began:  # else a later read is on screen already
+            self._log_began = self._tail_began
             pane.show_log(count, rows)
         if self._tail_again:
             self._tail_again = False
             self._tail_reading = True
+            self._tail_began = time.monotonic()
             in_thread(self._screen, self._read_new_records, "log-tail")
             return
         waiting, self._tail_shown = self._tail_shown, []
         for then in waiting:
             after_paint(self._screen, then)
+
+    def snapshot_log_is_newest(self) -> bool:
+        """Whether the snapshot being put on the panes read the log no earlier than what the log
+        pane shows (then the pane is to show its log, and does from now)."""
+        if self._snapshot_began < self._log_began:
+            return False
+        self._log_began = self._snapshot_began
+        return True
 
     def load_log_tail(self) -> None:
         """The log's newest rows on their own, while the task's other files do not read."""
@@ -226,21 +254,13 @@ class TaskLoader:
 
     def _load_log_rows(self, first: int, end: int) -> None:
         def load() -> None:
-            self._screen.post_message(LogRowsLoaded(first, self._reader.log_rows(first, end)))
+            self._screen.post_message(LogRowsLoaded(first, self._log.log_rows(first, end)))
 
         in_thread(self._screen, load, "log")
 
     def watch(self) -> None:
-        """Another program's edits (an editor, a headless run) show within a second."""
-        self._screen.run_worker(
-            self._watch_folder(), name="watch_task_folder", group="watch", exclusive=True,
-            exit_on_error=False,
-        )  # fmt: skip
-
-    async def _watch_folder(self) -> None:
-        from watchfiles import awatch
-
-        async for _changes in awatch(
-            self._reader.path, watch_filter=_is_task_file, debounce=WATCH_DEBOUNCE_MS, step=20
-        ):
-            self._screen.post_message(TaskFilesChanged())
+        """Another program's edits (an editor, a headless run) show within a second, from the
+        first view's paint on (folder_watch.py)."""
+        self._watch_wanted = True
+        if self._first_shown:
+            self._folder_watch.start()

@@ -25,7 +25,6 @@ from forgetui.tui.answer_line import AnswerLine
 from forgetui.tui.arranged import PaneArranger
 from forgetui.tui.banded import BandedFrames
 from forgetui.tui.commands import STOP_BINDING, Situation, applies, bindings, commands_in, why_not
-from forgetui.tui.config import Settings
 from forgetui.tui.footer import KeyFooter
 from forgetui.tui.header import StatusHeader
 from forgetui.tui.history_browser import HistoryBrowser
@@ -70,6 +69,7 @@ from forgetui.tui.question_banner import QuestionBanner
 from forgetui.tui.reload_turns import ReloadTurns
 from forgetui.tui.run_controller import RunController
 from forgetui.tui.session import Session
+from forgetui.tui.settings import Settings
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 from forgetui.tui.task_loader import TaskLoader
 
@@ -187,6 +187,15 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
         if first:
             task_display.warn_without_sandbox(self, snapshot)
         await self.turns.show(snapshot, whole=first or snapshot.loading)
+        if first:
+            self.call_after_refresh(self._lay_out_panes)
+
+    def _lay_out_panes(self) -> None:
+        """Lay the panes' contents out again once the first view is painted: shown at the
+        mount (the launcher's child counted it), a content's new height was not laid out until
+        the next layout (a finished task's frame and checks, from 120 columns, kept one line)."""
+        for content in self.query(".pane > *"):
+            content.refresh(layout=True)
 
     def _view_shown(self, snapshot: TaskSnapshot) -> None:
         """Every pane shows `snapshot`: what applies may follow a pane's new selection; once it

@@ -21,8 +21,8 @@ from forgetui.engine.llm.stream import AnswerStream
 from forgetui.engine.start.samples import init_sample
 from forgetui.paths import data_dir
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.config import Settings
 from forgetui.tui.launch import make_app
+from forgetui.tui.settings import Settings
 from forgetui.tui.themes import load_themes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -219,3 +219,31 @@ async def type_into(pilot: Pilot[Any], text: str) -> None:
     assert isinstance(focused, Input), f"no input has focus ({focused!r})"
     focused.insert_text_at_cursor(text)
     await pilot.pause()
+
+
+def on_a_terminal(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
+    """Run `argv` with a pseudo-terminal for stdin, stdout and stderr (as `forgetui` is run by
+    a user), its output read and dropped so it never blocks writing a frame; its exit code."""
+    import os
+    import pty
+    import subprocess
+
+    master, slave = pty.openpty()
+
+    def drain() -> None:
+        try:
+            while os.read(master, 65536):
+                pass
+        except OSError:
+            return
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        proc = subprocess.run(
+            argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, timeout=120,
+            check=False,
+        )  # fmt: skip
+    finally:
+        os.close(slave)
+        os.close(master)
+    return proc.returncode

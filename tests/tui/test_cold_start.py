@@ -22,7 +22,7 @@ from forgetui.tui.app import ForgeApp
 from forgetui.tui.first_view import FirstView
 from forgetui.tui.snapshot import TaskReader
 
-from .conftest import SIZE, screen_text, settle
+from .conftest import SIZE, on_a_terminal, screen_text, settle
 
 NO_FLAGS = {"model": None, "api_base": None, "theme": None, "model_flags": None}
 
@@ -196,3 +196,105 @@ def test_collections_resume_even_if_no_complete_view_comes() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "True", "False"]
+
+
+# The real CLI on a pseudo-terminal; at its first frame the probe notes what is imported and
+# what is shown. It hooks the launcher's factory, so nothing is imported ahead of the launcher.
+FIRST_FRAME_PROBE = r"""
+import json, os, sys
+from forgetui.tui import launch
+
+real_make_app = launch.make_app
+
+def make_app(*args, **kwargs):
+    from forgetui.tui.app import ForgeApp
+
+    real = ForgeApp._display
+
+    def display(self, screen, renderable):
+        real(self, screen, renderable)
+        if renderable is None:
+            return
+        shown = self.current_workbench.snapshot if self.current_workbench else None
+        models = ("forgetui.engine.folder.task_spec", "forgetui.engine.folder.task_state")
+        loaded = [m for m in sys.modules if m in ("pydantic", "yaml", *models)]
+        view = "empty" if shown is None else "frame" if shown.loading else "whole"
+        with open(os.environ["PROBE_OUT"], "w") as out:
+            json.dump({"loaded": sorted(loaded), "view": view, "theme": self.theme}, out)
+        os._exit(0)
+
+    ForgeApp._display = display
+    return real_make_app(*args, **kwargs)
+
+launch.make_app = make_app
+if os.environ.get("PROBE_WAIT"):  # however long the child takes on a loaded machine
+    from forgetui.tui import task_loader
+
+    task_loader.FIRST_VIEW_WAIT_S = float(os.environ["PROBE_WAIT"])
+from forgetui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _first_frame(args: list[str], tmp_path: Path) -> dict[str, Any]:
+    """`forgetui ARGS` on a terminal until its first frame: what the probe noted then."""
+    import os
+
+    out = tmp_path / "first_frame.json"
+    env = {**os.environ, "PROBE_OUT": str(out), "TERM": "xterm-256color", "PROBE_WAIT": "60"}
+    assert on_a_terminal([sys.executable, "-c", FIRST_FRAME_PROBE, *args], env) == 0
+    noted: dict[str, Any] = json.loads(out.read_text())
+    return noted
+
+
+def test_the_workbench_paints_a_task_whole_before_loading_yaml_or_the_file_models(
+    quick_hello: Path, tmp_path: Path, forge_home: Path
+) -> None:
+    """The child started early validates the task and reads the settings and themes; the
+    launcher opens the workbench on what it sends, so the first frame (the whole view, with
+    the theme the user's config names) comes before pydantic, YAML or a file model loads."""
+    task = init_sample(quick_hello, into=tmp_path / "run").path
+    (forge_home / "config").mkdir(parents=True, exist_ok=True)
+    (forge_home / "config" / "config.yaml").write_text("theme: light\n")
+    noted = _first_frame(["open", str(task)], tmp_path)
+    assert noted == {"loaded": [], "view": "whole", "theme": "light"}
+
+
+def test_a_task_changed_after_the_early_child_read_it_is_read_again(
+    quick_hello: Path, tmp_path: Path, forge_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the child found is used only if the task's files are as it found them."""
+    task = init_sample(quick_hello, into=tmp_path / "run").path
+    early = FirstView.early(str(task), NO_FLAGS)
+    found = early.found(wait=120)
+    assert found is not None and found.task == task
+    state = task / "state.yaml"
+    state.write_text(state.read_text() + "\n")  # another program touched it meanwhile
+    monkeypatch.setattr(FirstView, "found", lambda self, wait=0.0: found)
+    assert launch._found_early(early) is None
+    early.close()
+
+
+@pytest.mark.anyio
+async def test_a_finished_task_counted_before_the_mount_is_laid_out_whole(
+    workbench: Callable[..., ForgeApp], quick_hello: Path
+) -> None:
+    """Shown at the mount, at 160 columns a finished task's frame kept one line (the goal's
+    first) and its checks none, until the window was resized."""
+    from forgetui.engine import api
+
+    app = workbench(quick_hello)
+    reader = app.reader
+    assert api.run(reader.path).exit_code == 0  # to its end: complete
+    reader.first_view = FirstView.start(reader.path, None, None, {})
+    _answered(reader.first_view)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        shown = app.workbench.snapshot
+        assert shown is not None and shown.status == "complete" and not shown.loading
+        body = app.workbench.query_one("#task-frame-body")
+        assert body.region.height > 1
+        text = screen_text(app)
+        assert "Success criteria" in text and "ready for completion: yes" in text
+        await pilot.press("q")
+    reader.close()

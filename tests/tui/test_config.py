@@ -16,14 +16,9 @@ from forgetui.engine.base.errors import ForgeError
 from forgetui.engine.start.samples import init_sample
 from forgetui.paths import data_dir
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.config import (
-    Settings,
-    config_path,
-    load_settings,
-    model_overrides,
-    save_theme,
-)
+from forgetui.tui.config import config_path, load_settings, save_theme
 from forgetui.tui.launch import make_app
+from forgetui.tui.settings import Settings, model_overrides
 from forgetui.tui.themes import load_themes
 
 from .conftest import SIZE, press, settle

@@ -5,7 +5,6 @@ the first paint happens before the token counter or the model layer are imported
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -16,7 +15,7 @@ import pytest
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.snapshot import TaskReader, TaskSnapshot
 
-from .conftest import ROOT, SIZE, screen_text, settle
+from .conftest import ROOT, SIZE, on_a_terminal, screen_text, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -94,31 +93,10 @@ sys.exit(main(sys.argv[1:]))
 def test_the_first_paint_comes_before_the_token_counter_and_the_model_layer(
     quick_hello: Path, tmp_path: Path, forge_home: Path
 ) -> None:
-    import pty
-
     from forgetui.engine.start.samples import init_sample
 
     task = init_sample(quick_hello, into=tmp_path / "run").path
     out = tmp_path / "imported.txt"
-    master, slave = pty.openpty()
     env = {**os.environ, "PROBE_OUT": str(out), "TERM": "xterm-256color"}
-
-    def drain() -> None:  # the terminal's reader: the child never blocks writing a frame
-        try:
-            while os.read(master, 65536):
-                pass
-        except OSError:
-            return
-
-    threading.Thread(target=drain, daemon=True).start()
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", PROBE, "open", str(task)],
-            stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, timeout=120,
-            check=False,
-        )  # fmt: skip
-    finally:
-        os.close(slave)
-        os.close(master)
-    assert proc.returncode == 0
+    assert on_a_terminal([sys.executable, "-c", PROBE, "open", str(task)], env, ROOT) == 0
     assert out.read_text() == "none"

@@ -115,7 +115,7 @@ async def test_read_only_says_who_holds_the_task_in_full(
         parts = line.split(" │ ")
         assert "hello_world" in parts[0]
         assert parts[1] == " READ-ONLY  pid 4242 (forgetui run) holds it"  # whole, early
-        assert parts[2:4] == ["ready", "step 0"]
+        assert parts[2:4] == ["running", "step 0"]  # the holder writes it: not "ready"
         assert "/tmp" not in line and "--json" not in line
 
         line = await show(pilot, app, Activity(), holder=LockHolder(4242, ""))

@@ -3,11 +3,13 @@ when a task has none that can run (a new task without a replay script)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
+from textual.widgets import Input
 
 from forgetui.engine.folder.records import IntentRecord
 from forgetui.engine.folder.task_folder import TaskFolder
@@ -44,7 +46,8 @@ async def test_a_task_without_a_replay_script_asks_for_a_model_then_steps(
         assert isinstance(app.screen, TextPromptScreen)
         text = screen_text(app)
         assert "No model can run this task yet" in text and "replay.yaml" in text
-        await type_into(pilot, "human")
+        assert "--model" not in text  # the workbench's terms, not the command line's
+        assert app.screen.query_one(Input).value == "human"  # filled in: enter takes it
         await press(pilot, "enter")
         # the step goes on with the chosen model: the human model asks for the action
         assert isinstance(app.screen, TextPromptScreen)
@@ -78,3 +81,41 @@ async def test_m_picks_another_model_for_the_next_step(
         assert "model replay:other.yaml" in header(app)
         await press(pilot, "s")
         assert first_action(folder) == "read_file"  # the sample's own script starts list_dir
+
+
+async def test_a_step_right_after_choosing_human_runs_with_human(
+    workbench: Callable[..., ForgeApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`s` pressed while the choice is still on its way to the engine (its child starting, a
+    model being built) waits for it, and steps with it, rather than asking for a model again."""
+    from forgetui.engine.api import TaskService
+
+    arrived, go_on = threading.Event(), threading.Event()
+    real = TaskService.set_model
+
+    def slow_set_model(self: TaskService, spec: str) -> str:
+        arrived.set()
+        go_on.wait(30)
+        return real(self, spec)
+
+    monkeypatch.setattr(TaskService, "set_model", slow_set_model)
+    folder = init_sample("hello_world").path
+    (folder / "replay.yaml").unlink()
+    app = workbench(folder, engine="thread")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "m")
+        app.screen.query_one(Input).value = "human"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert arrived.wait(30)
+        await pilot.press("s")  # the choice has not reached the engine yet
+        await pilot.pause()
+        assert not isinstance(app.screen, TextPromptScreen)  # no "no model can run" dialog
+        go_on.set()
+        await settle(pilot)
+        assert isinstance(app.screen, TextPromptScreen) and app.screen.id == "human-action"
+        await type_into(pilot, "list_dir path=.")
+        await press(pilot, "enter")
+        assert first_action(folder) == "list_dir"
+        assert "model human" in header(app)

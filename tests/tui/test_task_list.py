@@ -19,7 +19,7 @@ from forgetui.tui.app import ForgeApp
 from forgetui.tui.launch import make_list_app
 from forgetui.tui.modals.all_inbox import AllInboxScreen
 from forgetui.tui.modals.escalation import EscalationScreen
-from forgetui.tui.task_list import COLUMNS, TaskListScreen
+from forgetui.tui.task_list import TaskListScreen
 from forgetui.tui.themes import load_themes
 from forgetui.tui.workbench import WorkbenchScreen
 from tests.tui.conftest import SIZE, screen_text, settings_for, settle, type_into
@@ -68,8 +68,9 @@ async def idle(pilot: Pilot[Any]) -> None:
 def rows(app: ForgeApp) -> list[dict[str, str]]:
     """Each row by its column's title, as the operator reads it."""
     table = app.screen.query_one(DataTable)
+    keys = [str(column.key.value) for column in table.ordered_columns]
     return [
-        dict(zip(COLUMNS, (str(cell) for cell in table.get_row_at(i)), strict=True))
+        dict(zip(keys, (str(cell) for cell in table.get_row_at(i)), strict=True))
         for i in range(table.row_count)
     ]
 

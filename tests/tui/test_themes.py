@@ -16,7 +16,9 @@ from forgetui.engine.start.samples import init_sample
 from forgetui.paths import data_dir
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.launch import make_app
-from forgetui.tui.themes import DEFAULT_THEME, METER_VARIABLES, load_theme_file, load_themes
+from forgetui.tui.settings import DEFAULT_THEME
+from forgetui.tui.theme_set import METER_VARIABLES
+from forgetui.tui.themes import load_theme_file, load_themes
 
 from .conftest import SIZE, press, settings_for, settle
 
@@ -43,7 +45,7 @@ def test_a_broken_theme_file_is_skipped_and_reported(tmp_path: Path) -> None:
     themes = load_themes(tmp_path)
     assert themes.names == (DEFAULT_THEME, "light")  # dark.yaml missing: built-in fallback
     assert themes.problems == (
-        "bad.yaml: field 'primary': Value error, 'not-a-colour' is not a colour",
+        "bad.yaml: field 'primary': 'not-a-colour' is not a colour",
         "worse.yaml: line 2: not valid YAML",
     )
 

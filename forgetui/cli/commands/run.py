@@ -43,7 +43,8 @@ def add_parser(sub: Subcommands) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from forgetui.tui.config import load_settings, model_overrides  # no Textual in there
+    from forgetui.tui.config import load_settings  # no Textual in there
+    from forgetui.tui.settings import model_overrides
 
     # the model as the workbench would choose it: the flag, FORGETUI_MODEL, the user config
     settings = load_settings(
@@ -62,17 +63,20 @@ def handle(args: argparse.Namespace) -> int:
     )
     if found is not None:
         print_server_line(found.line(options))
-    outcome = api.run(
-        Path(args.task),
-        model=settings.model,
-        api_base=settings.api_base,
-        bounds=bounds or None,
-        max_steps=args.max_steps,
-        until=args.until,
-        on_interrupt=args.on_interrupt,
-        on_step=out.step,
-        on_event=out.event,
-        on_notice=lambda notice: sys.stderr.write(f"forgetui: {notice}\n"),
-    )
+    try:
+        outcome = api.run(
+            Path(args.task),
+            model=settings.model,
+            api_base=settings.api_base,
+            bounds=bounds or None,
+            max_steps=args.max_steps,
+            until=args.until,
+            on_interrupt=args.on_interrupt,
+            on_step=out.step,
+            on_event=out.event,
+            on_notice=lambda notice: sys.stderr.write(f"forgetui: {notice}\n"),
+        )
+    finally:
+        out.close()  # a Ctrl+C's "interrupted" line comes after the status line is gone
     out.final(outcome.final)
     return outcome.exit_code

@@ -43,8 +43,11 @@ def print_status(info: dict[str, Any]) -> None:
     )
     verification = info["verification"]
     for name, check in verification["checks"].items():
+        # one line per check, cut to the terminal: its details are the workspace's text (a
+        # pattern, a path), never markup, and a long one must not wrap under the next check
         mark = "[green]pass[/]" if check["passing"] else "[red]fail[/]"
-        console().print(f"  {mark} {name}: {check['details']}", markup=True)
+        line = f"  {mark} {escape(name)}: {escape(' '.join(str(check['details']).split()))}"
+        console().print(line, no_wrap=True, overflow="ellipsis", crop=True)
     console().print(f"  ready for completion: {verification['ready_for_completion']}")
     health = info.get("health")
     if health:  # the last context sent, against the cap it was held under

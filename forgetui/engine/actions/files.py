@@ -296,7 +296,27 @@ def edit_file(args: dict[str, Any], env: ActionEnv) -> ActionOutcome:
         _refuse_oversize(rel, after, env)
         snapshots = _replace_snapshotted(target, before, after, env)
     line = before.count("\n", 0, at) + 1
-    summary = f"edited {rel} at line {line} (-{line_count(old)} +{line_count(new)} lines)"
+    removed, added = _lines_changed(before, after, at, len(old), len(new))
+    summary = f"edited {rel} at line {line} (-{removed} +{added} lines)"
     return ActionOutcome(
         "success", summary, files_changed=[rel], snapshots=snapshots, changed_workspace=True
     )
+
+
+def _lines_changed(before: str, after: str, at: int, old_len: int, new_len: int) -> tuple[int, int]:
+    """The lines removed and added, as the file's diff counts them: text taken out of the
+    middle of a line changes that line (-1 +1), it does not remove one. Compared are only the
+    whole lines the edit touches, so a large file costs no more than a small one."""
+    from forgetui.engine.base.text_diff import text_diff
+
+    start = before.rfind("\n", 0, at) + 1  # the edited line's start, the same in both texts
+    tail = before[at + old_len :]  # what follows the edit, the same in both texts
+    ends_line = _at_line_start(before, at + old_len) and _at_line_start(after, at + new_len)
+    rest = 0 if ends_line else tail.find("\n") + 1 or len(tail)  # to the end of that line
+    was, now = before[start : at + old_len + rest], after[start : at + new_len + rest]
+    diff = text_diff(was, now, "", "")
+    return diff.removed, diff.added
+
+
+def _at_line_start(text: str, pos: int) -> bool:
+    return pos == 0 or text[pos - 1] == "\n"

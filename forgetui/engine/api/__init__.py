@@ -18,8 +18,9 @@ under TYPE_CHECKING say the same to the type checker."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from forgetui.engine.base.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from forgetui.engine.api.files import save_text, save_yaml, yaml_text
@@ -64,7 +65,8 @@ if TYPE_CHECKING:
     from forgetui.engine.history.rerun import Adoption, RecordedAnswer, Rerun, recorded_answer
     from forgetui.engine.history.rewind import RewindConflict, RewindReport, fork_task, rewind_task
     from forgetui.engine.history.section_diff import SectionDiff, section_diff
-    from forgetui.engine.history.stats import StepTokens, stats_rows, token_series
+    from forgetui.engine.history.stats import stats_rows, token_series
+    from forgetui.engine.history.step_tokens import StepTokens
     from forgetui.engine.llm.doctor import DoctorReport, doctor
     from forgetui.engine.llm.doctor_probes import ProbeResult
     from forgetui.engine.llm.factory import model_problem
@@ -77,16 +79,15 @@ if TYPE_CHECKING:
     )
     from forgetui.engine.operator.file_diff import FileDiff
     from forgetui.engine.operator.inbox import InboxEntry, escalation_inbox, find_entry
+    from forgetui.engine.operator.log_row import IN_FLIGHT, INTERRUPTED, LogRow
     from forgetui.engine.operator.log_rows import (
-        IN_FLIGHT,
-        INTERRUPTED,
-        LogRow,
         find_log_rows,
         log_row_count,
         log_row_matches,
         log_row_of_step,
         log_rows,
     )
+    from forgetui.engine.operator.memory_row import MemoryRow
     from forgetui.engine.operator.project_memory import (
         PROJECT_KINDS,
         ProjectRow,
@@ -115,13 +116,7 @@ if TYPE_CHECKING:
         pin,
         set_limits,
     )
-    from forgetui.engine.operator.views import (
-        MemoryRow,
-        RecordDetail,
-        memory_rows,
-        record_detail,
-        saved_steps,
-    )
+    from forgetui.engine.operator.views import RecordDetail, memory_rows, record_detail, saved_steps
     from forgetui.engine.sandbox import ProjectEnvironment, SandboxMode, sandbox_mode
     from forgetui.engine.start.overview import TaskOverview
     from forgetui.engine.start.runs import (
@@ -130,6 +125,7 @@ if TYPE_CHECKING:
         RunCopy,
         remove_run,
         run_copies,
+        run_dir_of,
         runs_root,
         shown_in_workbench,
         to_prune,
@@ -162,7 +158,8 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "forgetui.engine.folder.seal": ("TaskChange",),
     "forgetui.engine.folder.task_folder": ("CheckOutput", "TaskFolder"),
     "forgetui.engine.folder.task_spec": ("Check", "Plan"),
-    "forgetui.engine.folder.task_state": ("Escalation", "FINISHED", "TaskState"),
+    "forgetui.engine.folder.statuses": ("FINISHED",),
+    "forgetui.engine.folder.task_state": ("Escalation", "TaskState"),
     "forgetui.engine.history.diff": ("DiffEntry", "context_diff", "previous_on_branch"),
     "forgetui.engine.history.replay_export": ("ReplayExport",),
     "forgetui.engine.history.rerun": ("Adoption", "RecordedAnswer", "Rerun", "recorded_answer"),
@@ -170,7 +167,8 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "RewindConflict", "RewindReport", "fork_task", "rewind_task",
     ),
     "forgetui.engine.history.section_diff": ("SectionDiff", "section_diff"),
-    "forgetui.engine.history.stats": ("StepTokens", "stats_rows", "token_series"),
+    "forgetui.engine.history.stats": ("stats_rows", "token_series"),
+    "forgetui.engine.history.step_tokens": ("StepTokens",),
     "forgetui.engine.llm.doctor": ("DoctorReport", "doctor"),
     "forgetui.engine.llm.doctor_probes": ("ProbeResult",),
     "forgetui.engine.llm.factory": ("model_problem",),
@@ -191,19 +189,21 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "add_note", "edit_memory", "evict", "memory_edit_form", "memory_frozen", "pin",
         "set_limits",
     ),
+    # the values a snapshot holds, apart from their readers: unpickled without the file models
+    "forgetui.engine.operator.log_row": ("INTERRUPTED", "IN_FLIGHT", "LogRow"),
+    "forgetui.engine.operator.memory_row": ("MemoryRow",),
     # where log rows are made, not views.py: the first view's rows come without the rest
     "forgetui.engine.operator.log_rows": (
-        "INTERRUPTED", "IN_FLIGHT", "LogRow", "find_log_rows", "log_row_count",
-        "log_row_matches", "log_row_of_step", "log_rows",
+        "find_log_rows", "log_row_count", "log_row_matches", "log_row_of_step", "log_rows",
     ),
     "forgetui.engine.operator.views": (
-        "MemoryRow", "RecordDetail", "memory_rows", "record_detail", "saved_steps",
+        "RecordDetail", "memory_rows", "record_detail", "saved_steps",
     ),
     "forgetui.engine.sandbox": ("ProjectEnvironment", "SandboxMode", "sandbox_mode"),
     "forgetui.engine.start.overview": ("TaskOverview",),
     "forgetui.engine.start.runs": (
-        "DEFAULT_KEEP", "Pruned", "RunCopy", "remove_run", "run_copies", "runs_root",
-        "shown_in_workbench", "to_prune",
+        "DEFAULT_KEEP", "Pruned", "RunCopy", "remove_run", "run_copies", "run_dir_of",
+        "runs_root", "shown_in_workbench", "to_prune",
     ),
     "forgetui.engine.start.sample_dirs": ("find_sample", "opens_a_sample"),
     "forgetui.engine.start.samples": ("init_sample",),
@@ -214,14 +214,8 @@ _RENAMED = {"YAML_LOADER": "FAST_LOADER", "load_yaml": "safe_load"}  # door name
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    """A name of the door, imported from its module the first time it is asked for."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), _RENAMED.get(name, name))
-    globals()[name] = value
-    return value
+# a name of the door, imported from its module the first time it is asked for
+__getattr__ = lazy_getattr(globals(), _MODULE_OF, _RENAMED)
 
 
 __all__ = [
@@ -334,6 +328,7 @@ __all__ = [
     "rewind_task",
     "run",
     "run_copies",
+    "run_dir_of",
     "runs_root",
     "sandbox_mode",
     "save_text",

@@ -219,11 +219,16 @@ class TaskService:
             bounds=self.model_options,
         )  # fmt: skip
 
-    def adopt_rerun(self, rerun: Rerun, dest: str) -> Adoption:
-        """The re-run's answer as step N of a fork in the new workspace `dest`."""
+    def adopt_rerun(self, rerun: Rerun, dest: str, workbench: bool = False) -> Adoption:
+        """The re-run's answer as step N of a fork in the new workspace `dest`; a refusal
+        says what to do in the workbench's terms when it comes from there."""
+        from forgetui.engine.history.fork_words import WORKBENCH
         from forgetui.engine.history.rerun import adopt_rerun
 
-        return adopt_rerun(open_task(self.folder.path), rerun, dest)
+        folder = open_task(self.folder.path)
+        if workbench:
+            return adopt_rerun(folder, rerun, dest, WORKBENCH)
+        return adopt_rerun(folder, rerun, dest)
 
     def plan_rewind(self, to: int) -> RewindReport:
         """What rewinding to the end of step `to` would do. Reads only, through a folder of
@@ -245,10 +250,12 @@ class TaskService:
             return rewind_task(self.folder, to, force=force).describe()
 
     def fork(self, to: int, dest: str) -> str:
-        """A fork at step `to` into the new workspace `dest`; this task is not changed."""
+        """A fork at step `to` into the new workspace `dest`; this task is not changed. The
+        workbench's (the command line forks with fork_task): a refusal names its field."""
+        from forgetui.engine.history.fork_words import WORKBENCH
         from forgetui.engine.history.rewind import fork_task
 
-        report = fork_task(open_task(self.folder.path), to, dest)
+        report = fork_task(open_task(self.folder.path), to, dest, WORKBENCH)
         return f"{report.describe()}; open it with: forgetui open {dest}"
 
     # --- reports: read only, not under the service's lock ----------------------------------------

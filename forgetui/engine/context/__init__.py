@@ -7,8 +7,9 @@ compiler (the model layer and the actions come with it)."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from forgetui.engine.base.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from forgetui.engine.context.compiler import compile_context
@@ -38,13 +39,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), {name: f".{module}" for name, module in _MODULES.items()})
 
 
 __all__ = [

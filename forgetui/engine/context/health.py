@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from forgetui.engine.context.tiers import ALERT, OPTIONAL
+from forgetui.engine.context.tier_thresholds import ALERT, OPTIONAL
 
 if TYPE_CHECKING:
     from forgetui.engine.context import CompiledContext
 
-# the levels are the usage tiers that drop parts of the context and that alert (tiers.py)
+# the levels are the usage tiers that drop parts of the context and that alert
 WARN_AT = OPTIONAL.at / 100  # a context or section from 70% of its cap or budget is "warn"
 CRITICAL_AT = ALERT.at / 100  # from 90%, "critical"
 

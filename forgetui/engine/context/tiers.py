@@ -10,33 +10,19 @@ alone."""
 from __future__ import annotations
 
 from contextlib import suppress
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from forgetui.engine.base.errors import ForgeError
+from forgetui.engine.context.tier_thresholds import ALERT as ALERT  # the compiler's, from here
+from forgetui.engine.context.tier_thresholds import COMPRESS, MORE, OPTIONAL, TIERS
 from forgetui.engine.folder.task_state import TaskState, superseded_steps
 
-if TYPE_CHECKING:  # kept light: the health view reads the tiers without the compiler
+if TYPE_CHECKING:  # kept light: the tiers load without the compiler
     from forgetui.engine.context.squeeze import Squeeze
     from forgetui.engine.folder.task_folder import TaskFolder
 
 
-@dataclass(frozen=True)
-class Tier:
-    at: int  # the percent of the cap from which the tier acts
-    effect: str  # what it does, as its compression note says it
-
-
-COMPRESS, OPTIONAL, MORE, ALERT = (
-    Tier(50, "older tool results collapsed to one line, errors and long texts cut to 500 "
-             "characters"),
-    Tier(70, "workspace tree and all but the newest 2 unpinned memory items dropped, "
-             "lists capped at 5"),
-    Tier(80, "lists (dropped-output traces too) capped at 2, only the newest unpinned item kept, "
-             "recent actions cut to 2 with short summaries"),
-    Tier(90, "the operator is alerted once as the context crosses it"),
-)  # fmt: skip
-TIERS = (COMPRESS, OPTIONAL, MORE, ALERT)
 KEPT_UNPINNED = {OPTIONAL.at: 2, MORE.at: 1}  # the newest unpinned memory items kept
 RECENT_VARIANT = 2  # from MORE, recent_actions starts at its third variant (2 lines, cut)
 

@@ -14,11 +14,9 @@ from pydantic import (
 )
 
 from forgetui.engine.folder.memory import Exclusion
+from forgetui.engine.folder.statuses import FINISHED, Status
 from forgetui.engine.folder.stored_args import serialized
 from forgetui.engine.folder.task_spec import Plan, Strict
-
-Status = Literal["ready", "running", "paused", "escalated", "complete", "failed", "aborted"]
-FINISHED: tuple[str, ...] = ("complete", "failed", "aborted")  # nothing more to step
 
 
 class CheckResult(Strict):

@@ -36,6 +36,7 @@ from forgetui.engine.folder.task_folder import (
     step_name,
     tasks_dir,
 )
+from forgetui.engine.history.fork_words import COMMAND_LINE, ForkWords
 from forgetui.engine.history.restore import plan_files, refuse_blocked, write_back
 from forgetui.engine.history.rewind_plan import (
     REWIND_COMMAND,
@@ -57,7 +58,9 @@ _FORK_WAIT_S, _FORK_POLL_S = 2.0, 0.01
 _Mark = tuple[object, ...]  # where a task stands: see _settled
 
 
-def fork_task(folder: TaskFolder, to: int, dest: Path | str) -> RewindReport:
+def fork_task(
+    folder: TaskFolder, to: int, dest: Path | str, words: ForkWords = COMMAND_LINE
+) -> RewindReport:
     """A new workspace `dest` (new, or an empty directory) holding a copy of the workspace's
     files as they were at the end of step `to`, and the task there at step `to`: its steps
     then go on from `to + 1`. The original task and workspace are not changed.
@@ -65,7 +68,7 @@ def fork_task(folder: TaskFolder, to: int, dest: Path | str) -> RewindReport:
     No lock is taken: a run may step meanwhile. The workspace is copied between two steps,
     and the copy kept only if the task did not move while it was made; else it is undone and
     made again, at most FORK_ATTEMPTS times. A failure leaves nothing behind."""
-    dest = _free_destination(fork_path(dest), folder.workspace)
+    dest = _free_destination(fork_path(dest, words.fork_dir), folder.workspace, words.fork_dir)
     made = outermost_missing(dest)
     try:
         plan = _copy_between_steps(folder, to, dest, made)
@@ -77,7 +80,8 @@ def fork_task(folder: TaskFolder, to: int, dest: Path | str) -> RewindReport:
         undo_fork(dest, made)
         if isinstance(exc, OSError):
             reason = _os_reason(exc, dest)
-            raise ForgeError(f"--fork {dest}: cannot make the fork there: {reason}") from None
+            where = f"{words.fork_dir} {dest}"
+            raise ForgeError(f"{where}: cannot make the fork there: {reason}") from None
         raise
     status = status_after(plan.checkpoint.state, stepped=to > 0)
     return RewindReport(
@@ -178,18 +182,18 @@ def _os_reason(exc: OSError, dest: Path) -> str:
     return f"{reason} ({where})" if where else reason
 
 
-def _free_destination(dest: Path, workspace: Path) -> Path:
+def _free_destination(dest: Path, workspace: Path, named: str) -> Path:
     """`dest` made absolute, if a fork may be made there: a new path or an empty directory,
     outside the workspace it copies."""
     dest = dest.expanduser().absolute()
     if dest.exists() or dest.is_symlink():
         if not dest.is_dir() or dest.is_symlink():
-            raise ForgeError(f"--fork {dest}: not a directory")
+            raise ForgeError(f"{named} {dest}: not a directory")
         if any(dest.iterdir()):
-            raise ForgeError(f"--fork {dest}: not empty; a fork needs a new or empty directory")
+            raise ForgeError(f"{named} {dest}: not empty; a fork needs a new or empty directory")
     real, root = dest.resolve(), workspace.resolve()
     if real == root or real.is_relative_to(root):
-        raise ForgeError(f"--fork {dest}: inside the workspace {root}; pick a directory outside it")
+        raise ForgeError(f"{named} {dest}: inside the workspace {root}; pick one outside it")
     return dest
 
 

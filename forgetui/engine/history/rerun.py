@@ -24,6 +24,7 @@ from forgetui.engine.folder.checkpoints import read_checkpoint
 from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.folder.stored_args import shortened
 from forgetui.engine.folder.task_folder import TaskFolder
+from forgetui.engine.history.fork_words import ADOPT_FLAGS, ForkWords
 from forgetui.engine.history.replay_export import answers_before
 from forgetui.engine.llm import ModelReply, ReplayModel
 from forgetui.engine.llm.stream import AnswerStream
@@ -266,7 +267,9 @@ class _AdoptedAnswer:
         return self.reply
 
 
-def adopt_rerun(folder: TaskFolder, rerun: Rerun, dest: Path | str) -> Adoption:
+def adopt_rerun(
+    folder: TaskFolder, rerun: Rerun, dest: Path | str, words: ForkWords = ADOPT_FLAGS
+) -> Adoption:
     """Fork the task at the end of step N-1 into the new workspace `dest` and run the re-run's
     answer there as step N (executed, verified and recorded as any step). The task itself is
     not changed, and a failure leaves no fork behind."""
@@ -276,10 +279,10 @@ def adopt_rerun(folder: TaskFolder, rerun: Rerun, dest: Path | str) -> Adoption:
     why_not = rerun.not_adoptable
     if why_not is not None:
         raise ForgeError(f"nothing to adopt from the re-run of step {rerun.step}: {why_not}")
-    dest = fork_path(dest, "--adopt")
-    _refuse_stopped_fork(folder, rerun.step)
+    dest = fork_path(dest, words.fork_dir)
+    _refuse_stopped_fork(folder, rerun.step, words)
     made = outermost_missing(dest.expanduser().absolute())
-    forked = fork_task(folder, rerun.step - 1, dest)
+    forked = fork_task(folder, rerun.step - 1, dest, words)
     try:
         fork = TaskFolder.open(forked.folder)
         with Executor(fork, _AdoptedAnswer(rerun.reply)) as executor:
@@ -291,7 +294,7 @@ def adopt_rerun(folder: TaskFolder, rerun: Rerun, dest: Path | str) -> Adoption:
                     report.status)  # fmt: skip
 
 
-def _refuse_stopped_fork(folder: TaskFolder, step: int) -> None:
+def _refuse_stopped_fork(folder: TaskFolder, step: int, words: ForkWords) -> None:
     """A fork at step N-1 takes no step when the task stood there on a question (step N ran
     on the operator's answer) or had ended: said before anything is made."""
     try:
@@ -302,14 +305,14 @@ def _refuse_stopped_fork(folder: TaskFolder, step: int) -> None:
     if asked is not None:
         question = " ".join(asked.question.split())[:80]
         raise ForgeError(
-            f"rerun --adopt: the task stood escalated after step {step - 1} ({asked.reason}:"
+            f"{words.adopt}: the task stood escalated after step {step - 1} ({asked.reason}:"
             f" {question}), so a fork there waits for an answer before step {step}; nothing"
-            f" made. Fork it with `forgetui rewind TASK --to {step - 1} --fork DIR`, answer,"
-            " then run"
+            f" made. Fork it with {words.fork_by_hand.format(step=step - 1)}, answer it,"
+            f" {words.then}"
         )
     if before.finished:
         raise ForgeError(
-            f"rerun --adopt: the task was {before.status} after step {step - 1}, so a fork"
+            f"{words.adopt}: the task was {before.status} after step {step - 1}, so a fork"
             " there takes no step; nothing made"
         )
 

@@ -17,7 +17,6 @@ tokenized once: O(steps), so the workbench can keep it beside the log."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -28,22 +27,13 @@ from forgetui.engine.folder.action_log import ActionLog, AnyRecord
 from forgetui.engine.folder.records import IntentRecord, ResultRecord
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.folder.task_state import TaskState, superseded_steps
+from forgetui.engine.history.step_tokens import StepTokens
 
 if TYPE_CHECKING:
     from forgetui.engine.context.health import ContextHealth
 
 BATCH = 1000  # records parsed per read
 STATS_STEPS = (1, 5, 10, 50, 100, 200, 300)  # the rows of `forgetui stats`, and the last step
-
-
-@dataclass(frozen=True)
-class StepTokens:
-    step: int
-    sent: int
-    naive: int
-
-    def to_json(self) -> dict[str, int]:
-        return {"step": self.step, "sent": self.sent, "naive": self.naive}
 
 
 def answer_text(intent: IntentRecord) -> str:

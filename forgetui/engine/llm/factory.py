@@ -96,11 +96,11 @@ def model_problem(spec: str | None, task_dir: Path | None) -> str | None:
     spec = (spec or DEFAULT_MODEL).strip()
     if spec == "human":
         return None
-    if spec == "replay" or spec.startswith("replay:"):
-        try:
-            script = _replay_script(spec, task_dir, None)
-        except ForgeError as exc:
-            return exc.message
+    if spec == "replay":  # said as a front end asks for another, not as a flag to pass
+        has_script = task_dir is not None and (task_dir / REPLAY_SCRIPT).is_file()
+        return None if has_script else "the replay model needs a replay.yaml this task lacks"
+    if spec.startswith("replay:"):
+        script = _replay_script(spec, task_dir, None)
         return None if script.is_file() else f"the replay script {script} does not exist"
     if not spec or any(char.isspace() for char in spec):
         return f"not a model name: {spec!r}"

@@ -5,7 +5,6 @@ log (never the whole log), so a row says the same wherever it is shown."""
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
 from pydantic import ValidationError
@@ -16,35 +15,9 @@ from forgetui.engine.folder.catalog import action_target
 from forgetui.engine.folder.records import IntentRecord, OperatorRecord, ResultRecord
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.folder.task_state import RewindMark, superseded_steps
+from forgetui.engine.operator.log_row import AWAITING, IN_FLIGHT, INTERRUPTED, LogRow
 
-IN_FLIGHT = "in flight"  # a step's intent is recorded, its result not yet: the newest step only
-INTERRUPTED = "interrupted"  # an intent whose result never came (a later intent followed)
-AWAITING = "waiting for your approval"  # an in-flight step whose action the operator must pass
 SCAN_BATCH = 1000  # records parsed at a time while the row index catches up
-
-
-@dataclass(frozen=True)
-class LogRow:
-    """One row of the action log: a step (its intent and result merged) or an operator change.
-    A record's detail describes that one record with the same fields."""
-
-    index: int  # the row's place among the log's rows (a detail's: the record's in the log)
-    kind: str  # step | operator; a detail's: intent | result | operator
-    step: int
-    action: str
-    target: str
-    result: str  # a result kind, "in flight", "interrupted"; a detail's intent: "intent"
-    summary: str
-    tokens: int | None
-    cost: float | None
-    ms: float | None  # the model's answer plus the action's run, when recorded
-    record: int  # the record `enter` opens: the step's result, else its intent
-    superseded: bool = False  # a step of a branch an in-place rewind left behind
-
-    @property
-    def done(self) -> bool:
-        """A step whose outcome is known (recorded or given up on), not one still running."""
-        return self.kind == "step" and self.result != IN_FLIGHT
 
 
 def record_row(index: int, record: AnyRecord) -> LogRow:

@@ -30,33 +30,7 @@ from forgetui.engine.operator.log_rows import (
     record_row,
     rewind_mark,
 )
-
-
-@dataclass(frozen=True)
-class MemoryRow:
-    """One working-memory item as the operator sees it."""
-
-    ref: str
-    type: str
-    summary: str
-    step: int | None
-    tokens: int
-    expires_in: int | None
-    pinned: bool
-    visible: bool  # shown in the next context (not expired)
-    content: str
-
-    def to_json(self) -> dict[str, Any]:
-        """The `memory list --json` line."""
-        return {
-            "ref": self.ref,
-            "type": self.type,
-            "step": self.step,
-            "tokens": self.tokens,
-            "expires_in": self.expires_in,
-            "pinned": self.pinned,
-            "visible": self.visible,
-        }
+from forgetui.engine.operator.memory_row import MemoryRow
 
 
 def memory_rows(

@@ -163,7 +163,7 @@ def shown_in_workbench(task: Path) -> Iterator[None]:
     alone although an idle workbench holds no lock. A task outside runs/ is not marked; a mark
     that cannot be written costs only that protection."""
     root = runs_root()
-    run_dir = _run_dir_of(task.resolve(), root.resolve()) if root.is_dir() else None
+    run_dir = run_dir_of(task)
     marker: Path | None = None
     if run_dir is not None:
         info = LockInfo(
@@ -181,6 +181,12 @@ def shown_in_workbench(task: Path) -> Iterator[None]:
     finally:
         if marker is not None:
             marker.unlink(missing_ok=True)
+
+
+def run_dir_of(task: Path) -> Path | None:
+    """The run copy (a directory of runs/) `task` is in; None for a task anywhere else."""
+    root = runs_root()
+    return _run_dir_of(task.resolve(), root.resolve()) if root.is_dir() else None
 
 
 def _run_dir_of(task: Path, real_root: Path) -> Path | None:

@@ -15,13 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from forgetui.engine import api
 from forgetui.engine.api import ForgeError
 from forgetui.tui.inputs import apply_input_settings
 from forgetui.tui.markup import fmt, lines
+from forgetui.tui.modals.fit import FittedModal
 
 if TYPE_CHECKING:  # names only: the operator's replies load when an answer is checked
     from forgetui.engine.api import Escalation, LogRow
@@ -65,9 +65,12 @@ def handover_answer(escalation: Escalation) -> str:
     return HANDOVER_WHY
 
 
-class EscalationScreen(ModalScreen[str | Handover | None]):
+class EscalationScreen(FittedModal[str | Handover | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "close", id="escalation-close"),
+        # over the answer box (priority), on keys it does not use: an approval is one key away
+        Binding("ctrl+y", "approval('approve')", "approve", id="escalation-approve", priority=True),
+        Binding("ctrl+r", "approval('reject')", "reject", id="escalation-reject", priority=True),
     ]
     # the take-over buttons need about 90 columns in a row; narrower, they go two by two
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (96, "-wide")]
@@ -98,7 +101,7 @@ class EscalationScreen(ModalScreen[str | Handover | None]):
             )
             yield Static(esc.question, id="escalation-question", markup=False)
             # Tab goes between what can be answered with; the body scrolls to what has focus
-            with VerticalScroll(id="escalation-body", can_focus=False):
+            with VerticalScroll(id="escalation-body", classes="-flex", can_focus=False):
                 if self.is_approval:
                     yield from self._compose_approval()
                 elif esc.options:
@@ -129,8 +132,9 @@ class EscalationScreen(ModalScreen[str | Handover | None]):
                 "approve | reject WHY | modify {json}" if self.is_approval else "type an answer"
             )
             yield Input(placeholder=placeholder, id="escalation-answer")
+            keys = "ctrl+y approves · ctrl+r rejects · " if self.is_approval else ""
             yield Label(
-                "enter answers · escape closes · reject and mark use the box as reason",
+                f"{keys}enter answers · escape closes · reject and mark use the box as reason",
                 classes="dialog-hint",
                 markup=False,
             )
@@ -182,6 +186,10 @@ class EscalationScreen(ModalScreen[str | Handover | None]):
         self.app.clear_notifications()  # the "press a" toast would cover the answer box
         apply_input_settings(self)
         self.query_one("#escalation-answer", Input).focus()
+        # it opens at its top, on the question's evidence (the pending action), whatever the
+        # layout's first passes scrolled to
+        body = self.query_one("#escalation-body", VerticalScroll)
+        self.call_after_refresh(body.scroll_home, animate=False, immediate=True)
 
     def _error(self, text: str) -> None:
         error = self.query_one("#escalation-error", Static)
@@ -246,6 +254,10 @@ class EscalationScreen(ModalScreen[str | Handover | None]):
             status = button_id.removeprefix("takeover-")
             reason = self._reason(f"mark {status}")
             self.dismiss(f"mark {status}: {reason}" if reason else f"mark {status}")
+
+    def action_approval(self, verb: str) -> None:
+        if self.is_approval:
+            self.query_one(f"#{verb}", Button).press()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -16,12 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static, TextArea
 
 from forgetui.engine.api import EditForm, ForgeError, MemoryRow, parse_memory_edit
 from forgetui.tui.inputs import apply_input_settings
 from forgetui.tui.markup import fmt
+from forgetui.tui.modals.fit import FittedModal
 from forgetui.tui.panes.memory import expiry_text
 
 LoadForm = Callable[[], EditForm]
@@ -35,7 +35,7 @@ class FormLoaded(Message):
     error: str | None = None
 
 
-class MemoryDetailScreen(ModalScreen[str | None]):
+class MemoryDetailScreen(FittedModal[str | None]):
     DEFAULT_CSS = """
     #memory-editing { height: auto; }
     #memory-edit-says { color: $text-muted; margin-top: 1; }
@@ -75,13 +75,15 @@ class MemoryDetailScreen(ModalScreen[str | None]):
         with Vertical(id="memory-detail-dialog", classes="dialog"):
             yield Label(title, classes="dialog-title")
             yield Static("   ".join(facts), id="memory-facts")
-            with VerticalScroll(id="memory-content-box"):
+            with VerticalScroll(id="memory-content-box", classes="-flex"):
                 yield Static(row.content, id="memory-content", markup=False)
-            editing = Vertical(id="memory-editing")
+            editing = Vertical(id="memory-editing", classes="-flex")
             editing.display = False
             with editing:
                 yield Static("", id="memory-edit-says", markup=False)
-                yield Static("", id="memory-edit-error", classes="prompt-error")
+                error = Static("", id="memory-edit-error", classes="prompt-error")
+                error.display = False  # its row goes to the editor until there is an error
+                yield error
                 yield TextArea("", id="memory-editor", soft_wrap=True, disabled=True)
             with Horizontal(classes="buttons"):
                 yield Button("Edit", id="edit", variant="primary", disabled=self.read_only)
@@ -130,6 +132,7 @@ class MemoryDetailScreen(ModalScreen[str | None]):
             self._edit_when_loaded = True  # the editor takes focus once it holds the item
         else:
             self.query_one("#memory-editor", TextArea).focus()
+        self.refit()
 
     def action_save(self) -> None:
         editor = self.query_one("#memory-editor", TextArea)
@@ -149,6 +152,7 @@ class MemoryDetailScreen(ModalScreen[str | None]):
     def _show_error(self, message: str) -> None:
         error = self.query_one("#memory-edit-error", Static)
         error.update(fmt("[$error]$message[/]", message=message))
+        error.display = True
         if not self.query_one("#memory-editing").display:
             self.notify(message, severity="error", markup=False)
 

@@ -3,6 +3,7 @@ which step and of which task; `c` copies the selected one's text (a fork's path,
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from typing import ClassVar
@@ -19,6 +20,7 @@ from forgetui.tui.markup import fmt, lines
 from forgetui.tui.notice_log import HISTORY_LIMIT, Notice
 
 SEVERITY_STYLE = {"information": "$text-muted", "warning": "bold $warning", "error": "bold $error"}
+NAMES_A_STEP = re.compile(r"step \d")  # a title such as "step 4: answer stopped"
 HINT = "↑↓ select · c copies the message · escape closes"
 
 
@@ -31,7 +33,9 @@ def notice_prompt(notice: Notice) -> Content:
     head = fmt("[b]$time[/]", time=clock(notice.at))
     if notice.task:
         head += fmt(" · $task", task=notice.task)
-    if notice.step is not None:
+    if notice.step is not None and not NAMES_A_STEP.match(notice.heading):
+        # a message about a step names it in its title; the step the screen stood at when it
+        # came may lag that one, and two step numbers on one line disagree
         head += fmt(" · step $step", step=notice.step)
     if notice.heading:
         style = SEVERITY_STYLE.get(notice.severity, "")

@@ -8,13 +8,13 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from forgetui.tui.inputs import apply_input_settings
+from forgetui.tui.modals.fit import FittedModal
 
 
-class TextPromptScreen(ModalScreen[str | None]):
+class TextPromptScreen(FittedModal[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel", id="prompt-cancel"),
     ]
@@ -31,7 +31,7 @@ class TextPromptScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog prompt-dialog"):
             yield Label(self.title_text, classes="dialog-title")
             if self.explanation:
-                with VerticalScroll(classes="prompt-explanation"):
+                with VerticalScroll(classes="prompt-explanation -flex"):
                     yield Static(self.explanation, markup=False)
             yield Static("", classes="prompt-error")
             yield Input(placeholder=self.placeholder, classes="prompt-input")

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Label, Static
 
 from forgetui.tui.markup import fmt, lines
@@ -318,11 +319,18 @@ class ContextPane(VerticalScroll):
         """Entering the pane: the block last visited, else the first, else the pane."""
         blocks = self.blocks()
         if self._visited in blocks and self._visited is not None:
-            self._visited.focus()
+            self._focus_now(self._visited)
         elif blocks:
-            blocks[0].focus()
+            self._focus_now(blocks[0])
         else:
-            self.focus()
+            self._focus_now(self)
+
+    def _focus_now(self, widget: Widget) -> None:
+        """Focus moves before the next key is read: `Widget.focus` waits for a callback, so
+        keys arriving together (a burst from the terminal) all started from the old block."""
+        if isinstance(widget, Expandable):
+            self._visited = widget  # the focus message comes later: a key may come first
+        self.screen.set_focus(widget)
 
     def action_move(self, delta: int) -> None:
         """To the block `delta` away (clamped); with none to go to, the pane scrolls."""
@@ -332,7 +340,7 @@ class ContextPane(VerticalScroll):
             return
         block = self.focused_block()
         index = blocks.index(block) + delta if block in blocks else 0
-        blocks[max(0, min(len(blocks) - 1, index))].focus()
+        self._focus_now(blocks[max(0, min(len(blocks) - 1, index))])
 
     def action_collapse(self) -> None:
         """Escape: the focused block collapses; on a collapsed one, every expanded block does.

@@ -20,7 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from forgetui.engine.api import LogRow, log_row_matches
+from forgetui.engine.api import LogRow
 from forgetui.tui.messages import LogWindowNeeded
 from forgetui.tui.panes.log_columns import (
     RESULT_CLASSES,
@@ -282,6 +282,8 @@ class LogView(LogLineStyles, can_focus=True):
         low = bisect_left(matches, start, key=_index)
         high = bisect_left(matches, stop, key=_index)
         text = self.filter
+        from forgetui.engine.api import log_row_matches  # the log's reader: after the first view
+
         found = [row for row in rows if start <= row.index < stop and log_row_matches(row, text)]
         self.matches = [*matches[:low], *found, *matches[high:]]
         self._filtered_to = max(self._filtered_to, stop)

@@ -231,7 +231,8 @@ class MemoryPane(VerticalScroll, can_focus=False):
     def show_rows(self, rows: tuple[MemoryRow, ...]) -> None:
         path = getattr(getattr(self.screen, "reader", None), "path", None)
         if path is not None:  # at every reload: an entry added elsewhere shows up here too
-            self.load_project(path)
+            # once painted: its reader (YAML, the file models) loads after the first view
+            self.call_after_refresh(self.load_project, path)
         if rows != self.list.rows:
             self.list.set_rows(rows)
         self._sum_up()  # the screen may have marked the pane empty meanwhile

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from forgetui.engine.api import Plan
 from forgetui.tui.markup import fmt, lines
 from forgetui.tui.snapshot import TaskSnapshot
+
+if TYPE_CHECKING:  # a name only: the task's file model loads after the first view
+    from forgetui.engine.api import Plan
 
 MARKS = {True: "[$success]✓[/]", False: "[$error]✗[/]", None: "[$text-muted]·[/]"}
 SUBTASK_MARKS = {"done": MARKS[True], "failed": MARKS[False], "pending": MARKS[None]}
