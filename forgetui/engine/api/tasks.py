@@ -7,10 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from forgetui.engine.api.reads import HELD_STATUSES, task_health
 from forgetui.engine.base.errors import ForgeError
 from forgetui.engine.base.yamlio import load_model
-from forgetui.engine.context.health import ContextHealth
 from forgetui.engine.folder.catalog import PHASES, actions_of
 from forgetui.engine.folder.layout import STATE_FILE, TASK_FILE
 from forgetui.engine.folder.lock import LockInfo, TaskLock
@@ -19,6 +17,7 @@ from forgetui.engine.folder.task_spec import TaskSpec
 from forgetui.engine.start.overview import TaskOverview, tasks_under
 
 if TYPE_CHECKING:
+    from forgetui.engine.context.health import ContextHealth
     from forgetui.engine.integrity.repair import Repair
 
 
@@ -142,6 +141,9 @@ class TaskList:
             return [self._read_one(path) for path in tasks_under(self.place)]
 
     def _read_one(self, path: Path) -> TaskOverview:
+        # the readers behind the views: loaded for a list, not to find or open one task
+        from forgetui.engine.api.reads import HELD_STATUSES, task_health
+
         try:
             folder = self._folders.get(path) or self._open(path)
             if not (path / STATE_FILE).is_file():  # hand-written: laid out when first opened
