@@ -8,13 +8,13 @@ from textual.content import Content
 from forgetui.engine.api import TextDiff, more_lines
 from forgetui.tui.markup import fmt, lines
 
-_LINE_STYLES = {"+": "$success", "-": "$error", "@": "$text-muted"}
+_LINE_STYLES = {"+": "$success", "-": "$error", "@": "$foreground-muted"}
 
 
 def diff_content(diff: TextDiff) -> Content:
     """The diff's lines coloured, then how many were left off; or its note, muted."""
     if diff.note is not None:
-        return fmt("[$text-muted]$note[/]", note=diff.note)
+        return fmt("[$foreground-muted]$note[/]", note=diff.note)
     shown: list[Content] = []
     for at, line in enumerate(diff.lines):
         if at < 2 and line.startswith(("--- ", "+++ ")):
@@ -23,5 +23,5 @@ def diff_content(diff: TextDiff) -> Content:
         style = _LINE_STYLES.get(line[:1])
         shown.append(fmt(f"[{style}]$line[/]", line=line) if style else Content(line))
     if diff.more:
-        shown.append(fmt("[$text-muted]$more[/]", more=more_lines(diff.more)))
+        shown.append(fmt("[$foreground-muted]$more[/]", more=more_lines(diff.more)))
     return lines(shown)

@@ -36,7 +36,7 @@ class QuestionBanner(Static):
             self._last = None if escalation is None else self._last
             return False
         first_line = escalation.question.strip().splitlines()[0] if escalation.question else ""
-        self.update(fmt("[b]$question[/]  [$text-muted]a answer[/]", question=first_line))
+        self.update(fmt("[b]$question[/]  [$foreground-muted]a answer[/]", question=first_line))
         self.display = True
         key = question_key(escalation)
         new, self._last = key != self._last, key

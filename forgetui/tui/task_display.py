@@ -72,7 +72,7 @@ async def show_preview(context: ContextPane, snapshot: TaskSnapshot) -> None:
     if snapshot.loading:
         set_pane_title(context, "compiled context: next step preview")
         total = context.query_one("#context-total", Static)
-        total.update(fmt("[$text-muted]$what[/]", what=LOADING))
+        total.update(fmt("[$foreground-muted]$what[/]", what=LOADING))
     elif snapshot.context is not None:
         await context.show_view(snapshot.context)
     elif snapshot.context_error:
@@ -95,7 +95,7 @@ def show_task_state(screen: Screen[Any], snapshot: TaskSnapshot) -> None:
         screen.query_one("#problem-banner", Static).update(
             fmt(
                 "[b]$summary since it was accepted:[/] no step runs until you accept it\n"
-                "[$text-muted]press s to see the change and accept it[/]",
+                "[$foreground-muted]press s to see the change and accept it[/]",
                 summary=change.summary(),
             )
         )
@@ -108,7 +108,7 @@ def show_unreadable(screen: Screen[Any], error: str, task_path: Path, view_kept:
     kept = "the last good view stays below" if view_kept else "the action log still reads"
     screen.query_one("#problem-banner", Static).update(
         fmt(
-            "[b]the task does not read:[/] $error\n[$text-muted]$kept; "
+            "[b]the task does not read:[/] $error\n[$foreground-muted]$kept; "
             "fix the file and the workbench reloads[/]",
             error=error.replace(f"{task_path}/", ""),
             kept=kept,

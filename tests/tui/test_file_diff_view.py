@@ -67,7 +67,7 @@ async def test_an_edit_opens_on_its_coloured_diff(
         assert isinstance(shown, Content)
         assert styles_of(shown, "+The first") == {"$success"}
         assert styles_of(shown, "-The smallest") == {"$error"}
-        assert styles_of(shown, "@@ -1,3 +1,3 @@") == {"$text-muted"}
+        assert styles_of(shown, "@@ -1,3 +1,3 @@") == {"$foreground-muted"}
         await press(pilot, "escape")
         await press(pilot, "down", "enter")  # step 2: a new file, all additions
         text = screen_text(app)

@@ -76,7 +76,7 @@ async def test_same_action_highlights_the_changed_arguments_and_dims_the_rest(
         recorded, new = await facts_after_rerun(pilot, rerun)
         assert "a different action" not in recorded.plain + new.plain
         for facts in (recorded, new):
-            assert styles_at(facts, "path: test_hello.py") == {"$text-muted"}  # the same: dim
+            assert styles_at(facts, "path: test_hello.py") == {"$foreground-muted"}  # the same: dim
         assert styles_at(new, "5") >= {"reverse $warning"}  # the changed value stands out
         assert styles_at(recorded, "1\n") >= {"reverse $warning"}
         assert "end_line: (not given)" in new.plain  # the new answer dropped it

@@ -30,7 +30,7 @@ def verification_content(snapshot: TaskSnapshot) -> Content:
     """The whole pane as text, without a cursor."""
     out: list[Content] = []
     if not snapshot.checks:
-        out.append(fmt("[$text-muted](this task defines no checks)[/]"))
+        out.append(fmt("[$foreground-muted](this task defines no checks)[/]"))
     width = max((len(check.name) for check in snapshot.checks), default=0)
     for check in snapshot.checks:
         out += check_lines(check, width)

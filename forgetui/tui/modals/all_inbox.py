@@ -45,11 +45,12 @@ def question_prompt(task: TaskOverview) -> Content:
     esc = task.escalation
     assert esc is not None
     why = REASON_TEXT.get(esc.reason, esc.reason)
-    head = fmt("[b]$name[/] · step $step · $why · [$text-muted]$where[/]",
+    head = fmt("[b]$name[/] · step $step · $why · [$foreground-muted]$where[/]",
                name=task.name, step=esc.step, why=why, where=task.workspace.name)  # fmt: skip
     parts = [head, Content(esc.question)]
     if esc.options:
-        parts.append(fmt("[$text-muted]options: $options[/]", options=" / ".join(esc.options)))
+        options = " / ".join(esc.options)
+        parts.append(fmt("[$foreground-muted]options: $options[/]", options=options))
     return lines(parts)
 
 

@@ -26,7 +26,8 @@ from forgetui.tui.snapshot import CheckView
 
 LoadOutput = Callable[[], CheckOutput | None]
 STATE_TEXT = {
-    True: "[b $success]pass[/]", False: "[b $error]fail[/]", None: "[$text-muted]not run yet[/]",
+    True: "[b $success]pass[/]", False: "[b $error]fail[/]",
+    None: "[$foreground-muted]not run yet[/]",
 }  # fmt: skip
 
 
@@ -47,7 +48,7 @@ def facts(check: CheckView) -> Content:
     rows.append(
         fmt("[b]proves[/] $criterion", criterion=check.criterion)
         if check.criterion
-        else fmt("[b]proves[/] [$text-muted](no success criterion named)[/]")
+        else fmt("[b]proves[/] [$foreground-muted](no success criterion named)[/]")
     )
     if check.runs:
         rows.append(fmt("[b]runs[/] $runs", runs=check.runs))

@@ -134,7 +134,7 @@ class HelpScreen(ModalScreen[None]):
         return Horizontal(key, title, text, classes="help-row")
 
     def _text(self, row: Row) -> Content:
-        now = "  [$text-muted](not now)[/]" if not row.now else ""
+        now = "  [$foreground-muted](not now)[/]" if not row.now else ""
         if self._wide:
             return fmt(f"$text{now}", text=row.text)
         return fmt(f"[b]$title[/]: $text{now}", title=row.title, text=row.text)

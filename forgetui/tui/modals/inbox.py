@@ -50,9 +50,9 @@ def entry_prompt(entry: InboxEntry) -> Content:
     if entry.pending:
         head += fmt(" · [b $warning]waiting for your answer (a)[/]")
         options = " / ".join(entry.options)
-        last = fmt("[$text-muted]options: $options[/]", options=options) if options else None
+        last = fmt("[$foreground-muted]options: $options[/]", options=options) if options else None
     else:
-        head += fmt(" · [$text-muted]answered[/]")
+        head += fmt(" · [$foreground-muted]answered[/]")
         if entry.undone_by_rewind is not None:
             head += fmt(" · [$warning]undone: rewound to step $to[/]", to=entry.undone_by_rewind)
         if entry.promoted:

@@ -19,7 +19,9 @@ from textual.widgets.option_list import Option
 from forgetui.tui.markup import fmt, lines
 from forgetui.tui.notice_log import HISTORY_LIMIT, Notice
 
-SEVERITY_STYLE = {"information": "$text-muted", "warning": "bold $warning", "error": "bold $error"}
+SEVERITY_STYLE = {
+    "information": "$foreground-muted", "warning": "bold $warning", "error": "bold $error",
+}  # fmt: skip
 NAMES_A_STEP = re.compile(r"step \d")  # a title such as "step 4: answer stopped"
 HINT = "↑↓ select · c copies the message · escape closes"
 

@@ -95,7 +95,7 @@ def answer_facts(
     the other answer (`differ`): a different action stands out; with the same action, the
     arguments whose values differ stand out (one the answer lacks says so) and the rest dim."""
     if not action:
-        rows = [fmt("[$text-muted](no action)[/]")]
+        rows = [fmt("[$foreground-muted](no action)[/]")]
     elif differ is not None and differ.action:
         rows = [fmt("[b reverse $warning] $action [/] [$warning]a different action[/]",
                     action=action)]  # fmt: skip
@@ -108,11 +108,11 @@ def answer_facts(
         elif name in differ.args:
             rows.append(fmt("  [b $warning]$name:[/] [reverse $warning]$value[/]", **line))
         else:
-            rows.append(fmt("[$text-muted]  $name: $value[/]", **line))
+            rows.append(fmt("[$foreground-muted]  $name: $value[/]", **line))
     missing = sorted(differ.args - set(args)) if differ is not None else []
     rows += [fmt("  [b $warning]$name:[/] [$warning](not given)[/]", name=n) for n in missing]
-    rows.append(fmt("[$text-muted]$outcome[/]", outcome=outcome))
-    rows.append(fmt("[$text-muted]$usage[/]", usage=usage))
+    rows.append(fmt("[$foreground-muted]$outcome[/]", outcome=outcome))
+    rows.append(fmt("[$foreground-muted]$usage[/]", usage=usage))
     return lines(rows)
 
 
@@ -254,7 +254,8 @@ class RerunScreen(ModalScreen[None]):
         colour = "$success" if rerun.same_action else "$error" if new.call_failed else "$warning"
         self.query_one("#rerun-verdict", Static).update(
             fmt(
-                f"[b {colour}]$verdict[/] [$text-muted]· phase $phase · $tokens tokens sent[/]",
+                f"[b {colour}]$verdict[/] "
+                "[$foreground-muted]· phase $phase · $tokens tokens sent[/]",
                 verdict=rerun.verdict,
                 phase=rerun.phase,
                 tokens=f"{rerun.messages_tokens:,}",

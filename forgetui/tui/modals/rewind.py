@@ -75,7 +75,7 @@ def plan_content(report: RewindReport) -> Content:
     if not report.restored and not report.removed:
         parts.append(Content("No workspace file changes: the later steps wrote none."))
     if report.untracked_note:
-        parts.append(fmt("[$text-muted]$note[/]", note=report.untracked_note))
+        parts.append(fmt("[$foreground-muted]$note[/]", note=report.untracked_note))
     return lines(parts)
 
 

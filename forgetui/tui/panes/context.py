@@ -127,8 +127,8 @@ class ContextSection(Expandable):
         tools = self.query_one(".section-tools", Label)
         if tool_tokens:
             update_static(tools,
-                fmt("  + $tokens tool schemas [$text-muted](sent as tools: in the total, not this "
-                    "budget)[/]", tokens=f"{tool_tokens:,}")
+                fmt("  + $tokens tool schemas [$foreground-muted](sent as tools: in the total, "
+                    "not this budget)[/]", tokens=f"{tool_tokens:,}")
             )  # fmt: skip
         if tools.display != bool(tool_tokens):
             tools.display = bool(tool_tokens)
@@ -202,7 +202,7 @@ class ContextPane(VerticalScroll):
             Content.assemble(
                 ("total", "bold"), f" {view.total_tokens:,} of {view.max_tokens:,} tokens  ",
                 ("· enter opens a section and its diff" if view.saved
-                 else "· enter expands a section", "$text-muted"),
+                 else "· enter expands a section", "$foreground-muted"),
             ),
             layout=False,
         )  # fmt: skip
@@ -270,20 +270,21 @@ class ContextPane(VerticalScroll):
         since = view.step - 1 if view.diff_since is None else view.diff_since
         head = fmt("[b]changes since step $step[/]", step=since)
         squeezed = [
-            fmt(" [$warning]⇣[/] $name  [$text-muted]compressed: $notes[/]", name=section.name,
-                notes="; ".join(section.compressions))
+            fmt(" [$warning]⇣[/] $name  [$foreground-muted]compressed: $notes[/]",
+                name=section.name, notes="; ".join(section.compressions))
             for section in view.sections
             if section.compressions
         ]  # fmt: skip
         if view.diff_error:
             return lines([head, fmt(" [$error]$error[/]", error=view.diff_error), *squeezed])
         if not view.diff:
-            unchanged = fmt(" [$text-muted](working memory shown unchanged)[/]")
+            unchanged = fmt(" [$foreground-muted](working memory shown unchanged)[/]")
             return lines([head, unchanged, *squeezed])
         return lines(
             [head]
             + [
-                fmt(f" {DIFF_MARKS[entry.change]} $ref  [$text-muted]$change ($reason)$why[/]",
+                fmt(f" {DIFF_MARKS[entry.change]} $ref  "
+                    "[$foreground-muted]$change ($reason)$why[/]",
                     ref=entry.ref, change=entry.change, reason=entry.reason,
                     why=f" · {entry.detail}" if entry.detail else "")
                 for entry in view.diff
@@ -297,7 +298,7 @@ class ContextPane(VerticalScroll):
         return lines(
             [fmt("[b]leaving at the next step[/]")]
             + [
-                fmt(f" {DIFF_MARKS['left']} $ref  [$text-muted]leaves ($reason) · $why[/]",
+                fmt(f" {DIFF_MARKS['left']} $ref  [$foreground-muted]leaves ($reason) · $why[/]",
                     ref=entry.ref, reason=entry.reason, why=entry.why)
                 for entry in view.leaving
             ]

@@ -70,7 +70,7 @@ class PaneTabs(Static):
         line = Content("").join(parts)
         gap = self.size.width - x - cell_len(ZOOM_HINT) - 1
         if gap > 0:
-            line += Content(" " * gap) + fmt("[$text-muted]$hint[/] ", hint=ZOOM_HINT)
+            line += Content(" " * gap) + fmt("[$foreground-muted]$hint[/] ", hint=ZOOM_HINT)
         self.update(line, layout=False)
 
     def on_click(self, event: Click) -> None:

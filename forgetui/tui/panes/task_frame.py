@@ -15,7 +15,7 @@ from forgetui.tui.snapshot import TaskSnapshot
 if TYPE_CHECKING:  # a name only: the task's file model loads after the first view
     from forgetui.engine.api import Plan
 
-MARKS = {True: "[$success]✓[/]", False: "[$error]✗[/]", None: "[$text-muted]·[/]"}
+MARKS = {True: "[$success]✓[/]", False: "[$error]✗[/]", None: "[$foreground-muted]·[/]"}
 SUBTASK_MARKS = {"done": MARKS[True], "failed": MARKS[False], "pending": MARKS[None]}
 
 
@@ -42,9 +42,9 @@ def task_frame_content(snapshot: TaskSnapshot) -> Content:
     if snapshot.criteria:
         out += [fmt(f" {MARKS[c.passing]} $text", text=c.text) for c in snapshot.criteria]
     else:
-        out.append(fmt(" [$text-muted](none given)[/]"))
+        out.append(fmt(" [$foreground-muted](none given)[/]"))
     phases = [
-        fmt("[b $accent]$p[/]" if p == snapshot.phase else "[$text-muted]$p[/]", p=p)
+        fmt("[b $accent]$p[/]" if p == snapshot.phase else "[$foreground-muted]$p[/]", p=p)
         for p in snapshot.phases
     ]
     if snapshot.phase not in snapshot.phases:
@@ -52,14 +52,14 @@ def task_frame_content(snapshot: TaskSnapshot) -> Content:
     out += [
         "",
         fmt("[b]Phase[/] ") + Content(" › ").join(phases)
-        + fmt("  [$text-muted]($kind)[/]", kind=snapshot.task_type),
+        + fmt("  [$foreground-muted]($kind)[/]", kind=snapshot.task_type),
     ]  # fmt: skip
     if snapshot.constraints:
         out += ["", fmt("[b]Constraints[/]")]
         out += [fmt(" • $text", text=text) for text in snapshot.constraints]
     out += ["", fmt("[b]Plan[/]")]
     if snapshot.plan is None:
-        out.append(fmt(" [$text-muted](no plan: the phase's goal is the objective)[/]"))
+        out.append(fmt(" [$foreground-muted](no plan: the phase's goal is the objective)[/]"))
     else:
         out += plan_lines(snapshot.plan)
     if snapshot.approval != "auto":

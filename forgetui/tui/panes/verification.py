@@ -23,7 +23,9 @@ from forgetui.tui.snapshot import CheckView, TaskSnapshot
 # A test runner's timing ("1 passed in 1.55s") changes on every run and says nothing about
 # the task; the pane shows the counts only.
 _TIMING = re.compile(r"\s+in \d+(?:\.\d+)?s\b")
-STATE_TEXT = {True: "[b $success]pass[/]", False: "[b $error]fail[/]", None: "[$text-muted] —  [/]"}
+STATE_TEXT = {
+    True: "[b $success]pass[/]", False: "[b $error]fail[/]", None: "[$foreground-muted] —  [/]",
+}  # fmt: skip
 
 
 def first_line(details: str) -> str:
@@ -35,12 +37,12 @@ def check_lines(check: CheckView, width: int) -> list[Content]:
     """One check's rows: state, name and since-step; then the first line of its details."""
     since = f"since step {check.changed_at_step}" if check.changed_at_step else ""
     rows = [
-        fmt(f"{STATE_TEXT[check.passing]} $name  [$text-muted]$since[/]",
+        fmt(f"{STATE_TEXT[check.passing]} $name  [$foreground-muted]$since[/]",
             name=check.name.ljust(width), since=since)
     ]  # fmt: skip
     details = first_line(check.details)
     if details:
-        rows.append(fmt("     [$text-muted]$details[/]", details=details))
+        rows.append(fmt("     [$foreground-muted]$details[/]", details=details))
     return rows
 
 
@@ -81,7 +83,7 @@ class CheckList(CursorList[CheckView]):
         self._rows = [check_lines(check, width) for check in checks]
         self._tail = ready_lines(ready)
         if not checks:
-            self._tail = [fmt("[$text-muted](this task defines no checks)[/]"), *self._tail]
+            self._tail = [fmt("[$foreground-muted](this task defines no checks)[/]"), *self._tail]
         self.replace_items(checks)
         # a layout pass only when the list's height changes: this runs after most steps
         self.refresh(layout=sum(map(len, self._rows)) + len(self._tail) != height)
