@@ -81,6 +81,9 @@ def emit(**data):
     data["t"] = time.perf_counter()
     events.write(json.dumps(data) + "\n")
 
+from forgetui.tui.early_start import start_early
+
+start_early(sys.argv[1:])  # first, as the `forgetui` command's entry does
 from forgetui.tui import launch
 
 # The probe goes on when the launcher builds the app: importing the app here, first, would

@@ -8,6 +8,6 @@ if __name__ == "__main__":
     here = os.path.realpath(os.getcwd())
     if not sys.flags.safe_path and sys.path and os.path.realpath(sys.path[0] or ".") == here:
         del sys.path[0]
-    from forgetui.cli import main
+    from forgetui.entry import main
 
     raise SystemExit(main())

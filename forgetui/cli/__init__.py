@@ -6,9 +6,11 @@ litellm is imported only when a real model is called."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from forgetui.cli.args import ArgParser
 from forgetui.cli.commands import COMMANDS, open_workbench
@@ -18,12 +20,29 @@ HANDLERS = {command.NAME: command.handle for command in COMMANDS}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgParser(prog="forgetui", description="Supervise an LLM agent one step at a time.")
-    parser.add_argument("--theme", help="theme name for the TUI (remembered)")
-    sub = parser.add_subparsers(dest="command", parser_class=ArgParser)
-    for command in COMMANDS:
-        command.add_parser(sub)
+    with _translations_once():
+        parser = ArgParser(
+            prog="forgetui", description="Supervise an LLM agent one step at a time."
+        )
+        parser.add_argument("--theme", help="theme name for the TUI (remembered)")
+        sub = parser.add_subparsers(dest="command", parser_class=ArgParser)
+        for command in COMMANDS:
+            command.add_parser(sub)
     return parser
+
+
+@contextlib.contextmanager
+def _translations_once() -> Iterator[None]:
+    """argparse translates each subcommand's few fixed strings, and gettext looks for a
+    catalogue on disk at every one of them: half the time building the parser takes, at every
+    command. Each string is translated once while the parser is built."""
+    names = vars(argparse)  # its module-level `_` (gettext), which its methods call
+    real = names["_"]
+    names["_"] = functools.cache(real)
+    try:
+        yield
+    finally:
+        names["_"] = real
 
 
 def main(argv: Sequence[str] | None = None) -> int:

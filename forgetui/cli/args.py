@@ -17,7 +17,9 @@ class ArgParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit 2 like every other bad input."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise ForgeError(f"{self.prog}: {message}")
+        # the command's name, once: every error line starts "forgetui: " already
+        where = self.prog.removeprefix("forgetui").strip()
+        raise ForgeError(f"{where}: {message}" if where else message)
 
 
 def positive(kind: type[int] | type[float]) -> Callable[[str], float]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Static
 
 from forgetui.tui.layout import PANES, TABBED, WIDGET_ID, Layout, Pane
 from forgetui.tui.panes.tabs import PaneTabs
@@ -100,8 +100,10 @@ class PaneArranger:
             return
         chain = self._screen.focus_chain  # what shows and takes focus
         for widget in (root, *root.query("*")):
-            # a text box in a pane (the log's filter) is entered by its own key, not by Tab
-            if widget in chain and not isinstance(widget, (Input, TextArea)):
+            # a text box in a pane (the log's filter) is entered by its own key, not by Tab;
+            # text boxes are what has a cursor to blink (not a class named here: importing
+            # TextArea, which no pane holds, took longer than the rest of this module)
+            if widget in chain and not hasattr(widget, "cursor_blink"):
                 self._screen.set_focus(widget)  # now: the next key typed goes to it
                 return
 

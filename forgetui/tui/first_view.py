@@ -9,8 +9,10 @@ task.yaml). The snapshot is used only if those files are unchanged when it arriv
 the workbench's watcher reports any change. Anything else (the child failed, a file changed)
 and the reader counts here, as it would without a child.
 
-The child started early for `forgetui open PATH` first sends what it found (`Found`: the one
-task there, validated, with the settings and themes read for it), then the snapshot. The
+The child started early for `forgetui open PATH` (forked as a plain command line starts:
+early_start.py; else started once the command line is parsed) first sends what it found
+(`Found`: the one task there, validated, with the settings and themes read for it), then the
+snapshot. The
 launcher opens the workbench on those, so its own start loads neither YAML nor pydantic: it
 imports Textual on one core while the child reads the files on the other."""
 
@@ -22,8 +24,10 @@ import json
 import os
 import pickle
 import select
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,10 +78,45 @@ def task_files(task: Path) -> tuple[FileStamp, ...]:
     return tuple(stamps)
 
 
+class _Forked:
+    """A forked child as FirstView uses a Popen: the read end of its pipe, poll, kill, wait. A
+    thread reaps it the moment it ends, so it never lingers as a zombie while the app runs."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid = pid
+        self.stdout: IO[bytes] | None = os.fdopen(fd, "rb")
+        self.returncode: int | None = None
+        self._ended = threading.Event()
+        threading.Thread(target=self._reap, name="first-view-reaper", daemon=True).start()
+
+    def _reap(self) -> None:
+        try:
+            _, status = os.waitpid(self.pid, 0)
+            self.returncode = os.waitstatus_to_exitcode(status)
+        except ChildProcessError:  # reaped elsewhere
+            self.returncode = -1
+        self._ended.set()
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def kill(self) -> None:
+        if not self._ended.is_set():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self._ended.wait(timeout):
+            raise subprocess.TimeoutExpired(f"pid {self.pid}", timeout or 0.0)
+        return self.returncode if self.returncode is not None else -1
+
+
 class FirstView:
     """The child counting one task's first snapshot; `take` is its answer, once."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], inputs: Inputs | None = None) -> None:
+    def __init__(
+        self, proc: subprocess.Popen[bytes] | _Forked, inputs: Inputs | None = None
+    ) -> None:
         self._proc = proc
         self._inputs = inputs  # what this process counts with (the child must have, too)
         self._taken = False  # a caller is reading (or has read) the answer
@@ -92,6 +131,11 @@ class FirstView:
     ) -> FirstView:  # fmt: skip
         inputs = _inputs(task, model, api_base, model_overrides)
         return cls(_spawn("task", *inputs), inputs)
+
+    @classmethod
+    def forked(cls, pid: int, fd: int) -> FirstView:
+        """The child forked as `forgetui` started (early_start.py): its pid, its pipe."""
+        return cls(_Forked(pid, fd))
 
     @classmethod
     def early(cls, path: str | None, flags: Mapping[str, Any]) -> FirstView:
@@ -243,6 +287,12 @@ def _found(path: str, flags: str) -> Found | None:
     return Found(folder.path, settings, overrides, bundled_theme_files(), run_copy, stamps)
 
 
+def count_early(path: str | None, fd: int, flags: Mapping[str, Any]) -> int:
+    """The forked child's work (early_start.py): what PATH holds, then its snapshot, down `fd`."""
+    gc.disable()  # a short life that allocates and frees nothing much: collecting finds nothing
+    return _count("path", [path or "", json.dumps(dict(flags))], os.fdopen(fd, "wb"))
+
+
 def _send_found(found: Found | None, out: IO[bytes]) -> None:
     data = pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL)
     out.write(len(data).to_bytes(FOUND_HEADER, "big") + data)
@@ -250,9 +300,14 @@ def _send_found(found: Found | None, out: IO[bytes]) -> None:
 
 
 def _count(kind: str, args: list[str], out: IO[bytes]) -> int:
-    """The child: the task's files as they stand, then the snapshot read from them."""
+    """The child: the task's files as they stand, then the snapshot read from them. The
+    sandbox's probe (a confined interpreter's start) runs meanwhile: the snapshot shows the
+    mode commands will run in."""
+    # pydantic looks through every installed package for plugins at its first model: this
+    # process only reads files for the workbench to show, and no plugin has a use for that
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    from forgetui.engine import api
     from forgetui.engine.api import ForgeError
-    from forgetui.tui.snapshot import TaskReader
 
     try:
         if kind == "path":
@@ -268,6 +323,9 @@ def _count(kind: str, args: list[str], out: IO[bytes]) -> int:
             stamps = task_files(Path(inputs[0]))
         task, model, api_base, overrides = inputs
         path = Path(task)
+        api.start_probe()  # after what was found is sent: the launcher waits for that first
+        from forgetui.tui.snapshot import TaskReader  # after what was found is sent
+
         reader = TaskReader(
             path, model or None, api_base=api_base or None, model_overrides=json.loads(overrides)
         )

@@ -9,6 +9,7 @@ workbench refreshes bindings at every change of what applies."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -168,10 +169,12 @@ class KeyFooter(Static):
         self.update(line, layout=False)
 
     @staticmethod
+    @functools.lru_cache(maxsize=512)
     def _content(key: FooterKey) -> Content:
         """A key that does not apply in the theme's foreground faded into the footer's ground.
         Not `$text-disabled`: an "auto" colour, which a Content span paints at full contrast
-        (white on a dark footer), brighter than the keys that apply."""
+        (white on a dark footer), brighter than the keys that apply. Kept: the footer renders
+        at every change of what applies, a few times a step, each key's markup parsed again."""
         template = " [b $accent]$key[/] $text" if key.enabled else f" [{DISABLED}]$key $text[/]"
         return fmt(template, key=key.display, text=key.description)
 

@@ -145,12 +145,31 @@ def launch(
              "model_flags": model_options or None}  # fmt: skip
     # a sample is copied first: its task does not exist yet, the child would find nothing
     counts_early = not runs and not api.opens_a_sample(path, Path.cwd())
-    early = FirstView.early(path, flags) if counts_early and _not_a_terminal() is None else None
+    early = _forked_early(path, flags, counts_early)
+    if early is None and counts_early and _not_a_terminal() is None:
+        early = FirstView.early(path, flags)
     try:
         return _launch(path, runs, flags, early)
     finally:
         if early is not None:
             early.close()
+
+
+def _forked_early(path: str | None, flags: Mapping[str, Any], usable: bool) -> FirstView | None:
+    """The child forked as the command started (early_start.py), if it was started for this
+    PATH and these flags and is `usable` (not a sample to copy first); one that is not is
+    stopped here."""
+    from forgetui.tui import early_start
+    from forgetui.tui.first_view import FirstView
+
+    child = early_start.take()
+    if child is None:
+        return None
+    early = FirstView.forked(child.pid, child.fd)
+    if not usable or child.path != path or dict(flags) != early_start.PLAIN_FLAGS:
+        early.close()
+        return None
+    return early
 
 
 def _launch(path: str | None, runs: bool, flags: Mapping[str, Any], early: FirstView | None) -> int:

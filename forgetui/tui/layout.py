@@ -42,6 +42,17 @@ HORIZONTAL_BREAKPOINTS = [(0, "-too-small"), (MIN_WIDTH, "-tabs"), (TABS_BELOW, 
 VERTICAL_BREAKPOINTS = [(0, "-too-small"), (MIN_HEIGHT, "-high-enough")]
 
 
+def breakpoint_classes(width: int, height: int) -> dict[str, bool]:
+    """The screen's classes at this size, as Textual's breakpoints set them on a resize: for
+    each axis, the class of the widest breakpoint the size reaches."""
+    classes = {name: False for _, name in (*HORIZONTAL_BREAKPOINTS, *VERTICAL_BREAKPOINTS)}
+    for size, breakpoints in ((width, HORIZONTAL_BREAKPOINTS), (height, VERTICAL_BREAKPOINTS)):
+        reached = [(at, name) for at, name in breakpoints if size >= at]
+        if reached:
+            classes[max(reached)[1]] = True
+    return classes
+
+
 @dataclass(frozen=True)
 class Layout:
     width: int

@@ -66,6 +66,14 @@ class ContextView:
         return f"as sent at step {self.step}" if self.saved else "next step preview"
 
     @property
+    def steps_hint(self) -> str:
+        """The keys to another step's context; the preview before any step was sent has
+        nothing earlier to go to."""
+        if self.saved:
+            return "[ earlier · ] later"
+        return "[ as sent before" if self.step > 1 else ""
+
+    @property
     def level(self) -> Level:
         return meter_level(self.total_tokens, self.max_tokens)
 

@@ -28,7 +28,12 @@ from forgetui.tui.commands import STOP_BINDING, Situation, applies, bindings, co
 from forgetui.tui.footer import KeyFooter
 from forgetui.tui.header import StatusHeader
 from forgetui.tui.history_browser import HistoryBrowser
-from forgetui.tui.layout import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, Pane
+from forgetui.tui.layout import (
+    HORIZONTAL_BREAKPOINTS,
+    VERTICAL_BREAKPOINTS,
+    Pane,
+    breakpoint_classes,
+)
 from forgetui.tui.messages import (
     AnswerStopSent,
     DetailLoaded,
@@ -112,6 +117,9 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
     # -- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        # the classes the first resize sets, set before the first styling: set by the resize,
+        # they would style the whole screen a second time before the first paint
+        self.update_classes(breakpoint_classes(*self.app.size), update=False)
         yield StatusHeader(id="status-header")
         yield AnswerLine(id="answer-line")
         yield QuestionBanner(id="question-banner")

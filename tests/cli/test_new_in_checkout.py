@@ -141,7 +141,7 @@ def test_bad_input_is_one_line_and_writes_nothing(cli: Any, tmp_path: Path) -> N
         (("--check-cmd", "pytest && rm -rf ."), "forgetui: --check-cmd 'pytest && rm -rf .'"),
         (("--workspace", ""), "forgetui: --workspace: empty"),
         (("--workspace", "missing"), "forgetui: --workspace missing: not a directory"),
-        (("--id",), "forgetui: forgetui new: argument --id: expected one argument"),
+        (("--id",), "forgetui: new: argument --id: expected one argument"),
         (("--id=../up",), "forgetui: --id: String should match pattern"),
         (("--no-check", "--check-cmd", "pytest"), "forgetui: --no-check and --check-cmd"),
     ]

@@ -105,7 +105,7 @@ def test_a_hand_edit_is_listed_and_nothing_changes_until_force(cli: Any, task: P
         (["--to", "9"], "forgetui: task hello_world has no step 9: it is at step 5\n"),
         (["--to", "5"], "forgetui: task hello_world is at the end of step 5 already: nothing"
          " to rewind\n"),
-        (["--to", "x"], "forgetui: forgetui rewind: argument --to: invalid int value: 'x'\n"),
+        (["--to", "x"], "forgetui: rewind: argument --to: invalid int value: 'x'\n"),
         (["--to", "1", "--fork", "f", "--force"], "forgetui: rewind: --force is for an in-place "
          "rewind; a fork changes no file here\n"),
         # a script's empty "$DIR": not the current directory, and not an in-place rewind
@@ -133,7 +133,7 @@ def test_an_empty_task_is_exit_2_even_inside_the_workspace(task: Path, tmp_path:
             env={**os.environ, **cli_env(tmp_path / "home")},
         )  # fmt: skip
         assert (done.returncode, done.stderr) == (
-            2, "forgetui: forgetui rewind: argument task: an empty path; name a task folder or"
+            2, "forgetui: rewind: argument task: an empty path; name a task folder or"
             " a workspace\n",
         )  # fmt: skip
     assert files_of(workspace) == before

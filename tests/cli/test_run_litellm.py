@@ -176,7 +176,7 @@ def test_bad_bounds_are_one_line_and_exit_2(
     task = Path(cli_in_process("init", "hello_world", "--into", tmp_path / "run").out.strip())
     result = run_on_fake(cli_in_process, task, fake_openai, *flags)
     assert result.code == 2
-    assert result.err == f"forgetui: forgetui run: {message}\n"
+    assert result.err == f"forgetui: run: {message}\n"
     assert fake_openai.requests == []
 
 

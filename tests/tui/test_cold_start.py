@@ -19,6 +19,7 @@ import pytest
 from forgetui.engine.start.samples import init_sample
 from forgetui.tui import launch
 from forgetui.tui.app import ForgeApp
+from forgetui.tui.early_start import plain_open
 from forgetui.tui.first_view import FirstView
 from forgetui.tui.snapshot import TaskReader
 
@@ -202,9 +203,34 @@ def test_collections_resume_even_if_no_complete_view_comes() -> None:
 # what is shown. It hooks the launcher's factory, so nothing is imported ahead of the launcher.
 FIRST_FRAME_PROBE = r"""
 import json, os, sys
+from forgetui.tui.early_start import start_early
+
+start_early(sys.argv[1:])  # first, as the `forgetui` command's entry does
 from forgetui.tui import launch
 
 real_make_app = launch.make_app
+real_forked = launch._forked_early
+forked = {"used": False, "pid": None}
+
+def forked_early(*args, **kwargs):
+    from forgetui.tui import early_start
+
+    child = early_start.early
+    forked["pid"] = child.pid if child is not None else None
+    used = real_forked(*args, **kwargs)
+    forked["used"] = used is not None
+    return used
+
+launch._forked_early = forked_early
+
+def gone(pid):
+    if pid is None:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
 
 def make_app(*args, **kwargs):
     from forgetui.tui.app import ForgeApp
@@ -220,7 +246,9 @@ def make_app(*args, **kwargs):
         loaded = [m for m in sys.modules if m in ("pydantic", "yaml", *models)]
         view = "empty" if shown is None else "frame" if shown.loading else "whole"
         with open(os.environ["PROBE_OUT"], "w") as out:
-            json.dump({"loaded": sorted(loaded), "view": view, "theme": self.theme}, out)
+            json.dump({"loaded": sorted(loaded), "view": view, "theme": self.theme,
+                       "forked": forked["used"],
+                       "unused_fork_gone": None if forked["used"] else gone(forked["pid"])}, out)
         os._exit(0)
 
     ForgeApp._display = display
@@ -257,7 +285,49 @@ def test_the_workbench_paints_a_task_whole_before_loading_yaml_or_the_file_model
     (forge_home / "config").mkdir(parents=True, exist_ok=True)
     (forge_home / "config" / "config.yaml").write_text("theme: light\n")
     noted = _first_frame(["open", str(task)], tmp_path)
-    assert noted == {"loaded": [], "view": "whole", "theme": "light"}
+    assert noted == {
+        "loaded": [], "view": "whole", "theme": "light", "forked": True, "unused_fork_gone": None,
+    }  # fmt: skip
+
+
+def test_a_command_line_with_a_flag_forks_nothing_and_is_counted_all_the_same(
+    quick_hello: Path, tmp_path: Path, forge_home: Path
+) -> None:
+    """Only the plain forms fork as the command starts; with a flag the launcher starts the
+    child once the command line is parsed, and the first frame is whole just the same."""
+    task = init_sample(quick_hello, into=tmp_path / "run").path
+    noted = _first_frame(["open", "--theme", "light", str(task)], tmp_path)
+    assert (noted["view"], noted["theme"], noted["forked"]) == ("whole", "light", False)
+    assert noted["unused_fork_gone"] is None  # none was forked
+
+
+def test_a_fork_for_a_sample_is_stopped_before_the_sample_is_copied(
+    tmp_path: Path, forge_home: Path
+) -> None:
+    """`forgetui open hello_world` forks as it starts (the entry cannot tell a sample from a
+    task); the launcher stops that child, copies the sample and counts the copy."""
+    noted = _first_frame(["open", "hello_world"], tmp_path)
+    assert (noted["view"], noted["forked"], noted["unused_fork_gone"]) == ("whole", False, True)
+
+
+@pytest.mark.parametrize(
+    "argv, plain",
+    [
+        ([], (True, None)),
+        (["open"], (True, None)),
+        (["open", "some/task"], (True, "some/task")),
+        (["open", "--runs"], (False, None)),
+        (["open", ""], (False, None)),  # the parser names the empty path
+        (["open", "  "], (False, None)),
+        (["open", "a", "b"], (False, None)),
+        (["--theme", "light"], (False, None)),
+        (["status", "x"], (False, None)),
+    ],
+)
+def test_only_the_plain_forms_are_forked_for(
+    argv: list[str], plain: tuple[bool, str | None]
+) -> None:
+    assert plain_open(argv) == plain
 
 
 def test_a_task_changed_after_the_early_child_read_it_is_read_again(

@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.color import Color
+from textual.widgets import Static
 
 from forgetui.engine import api
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.panes.context import ContextPane, ContextSection, Meter, meter_bar
+from forgetui.tui.panes.context import ContextPane
+from forgetui.tui.panes.context_blocks import ContextSection, meter_bar
 from forgetui.tui.snapshot import meter_level
 
 from .conftest import SIZE, custom_sample, press, screen_text, settle, type_into
@@ -46,10 +49,22 @@ async def test_meters_match_the_engine_preview_and_warn_near_budget(
             assert f"{section.tokens:,} / {section.budget:,}" in text
         task_frame = app.workbench.query_one("#section-task_frame", ContextSection)
         assert task_frame.has_class("-near-budget")  # 118 of 125
-        assert task_frame.query_one(Meter).has_class("-warn")
+        assert meter_colour(task_frame) == theme_colour(app, "meter-warn")
         system = app.workbench.query_one("#section-system_prompt", ContextSection)
-        assert system.query_one(Meter).has_class("-ok")
+        assert meter_colour(system) == theme_colour(app, "meter-ok")
         assert f"total {expected.total_tokens:,} of 8,000 tokens" in text
+
+
+def meter_colour(section: ContextSection) -> str:
+    """The colour the section's meter is drawn in, as painted."""
+    strip = section.query_one(".section-line", Static).render_line(0)
+    bar = next(segment for segment in strip if "█" in segment.text)
+    assert bar.style is not None and bar.style.color is not None
+    return Color.from_rich_color(bar.style.color).hex
+
+
+def theme_colour(app: ForgeApp, variable: str) -> str:
+    return Color.parse(app.theme_variables[variable]).hex
 
 
 async def context_as_sent(app: ForgeApp, pilot: Any) -> None:

@@ -16,7 +16,8 @@ from forgetui.tui.app import ForgeApp
 from forgetui.tui.footer import KeyFooter
 from forgetui.tui.layout import WIDGET_ID
 from forgetui.tui.pane_title import FOCUS_MARK
-from forgetui.tui.panes.context import ContextPane, Expandable
+from forgetui.tui.panes.context import ContextPane
+from forgetui.tui.panes.context_blocks import Expandable
 from forgetui.tui.panes.memory import MemoryList
 from forgetui.tui.panes.tabs import PaneTabs
 

@@ -18,11 +18,11 @@ from forgetui.tui.app import ForgeApp
 from forgetui.tui.modals import message_history
 from forgetui.tui.modals.help import HelpScreen
 from forgetui.tui.modals.message_history import MessageHistoryScreen
+from forgetui.tui.modals.project_inbox import ProjectInboxScreen
 from forgetui.tui.modals.rewind import ForkPrompt
 from forgetui.tui.notice_log import Notice
 from forgetui.tui.notices import KEPT_S
 from forgetui.tui.panes.action_log import LogView
-from forgetui.tui.project_commands import ProjectInboxScreen
 
 from .conftest import SIZE, press, screen_text, settle
 

@@ -14,7 +14,8 @@ from textual.geometry import Region
 
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.panes.action_log import LogView
-from forgetui.tui.panes.context import ContextPane, MessageBlock
+from forgetui.tui.panes.context import ContextPane
+from forgetui.tui.panes.context_blocks import MessageBlock
 from forgetui.tui.panes.memory import MemoryList, MemoryPane
 
 from .conftest import SIZE, press, screen_text, settle

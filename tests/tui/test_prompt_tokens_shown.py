@@ -14,7 +14,7 @@ from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.start.samples import init_sample
 from forgetui.tui.app import ForgeApp
 from forgetui.tui.header import StatusHeader
-from forgetui.tui.panes.context import ContextSection
+from forgetui.tui.panes.context_blocks import ContextSection
 from forgetui.tui.snapshot import TaskReader
 from tests.fake_openai import FakeOpenAI, tool_call_reply
 

@@ -12,7 +12,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from forgetui.tui.app import ForgeApp
-from forgetui.tui.panes.context import ContextPane, ContextSection
+from forgetui.tui.panes.context import ContextPane
+from forgetui.tui.panes.context_blocks import ContextSection
 from forgetui.tui.section_diff import SectionDiffScreen
 
 from .conftest import SIZE, press, screen_text, settle

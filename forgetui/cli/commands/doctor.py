@@ -1,10 +1,12 @@
 """`forgetui doctor --model M`: a model and its server probed; whether it is usable, with which
-options."""
+options. First, what is wrong with the current directory's Python environment, if anything:
+doctor is where a developer looks when the checks fail for no reason they can see."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from forgetui.cli.args import (
@@ -40,6 +42,10 @@ def add_parser(sub: Subcommands) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    environment = api.environment_warnings(Path.cwd())
+    if not args.json:
+        for index, line in enumerate(environment):
+            _doctor_line("environment" if index == 0 else "", line)
     report = api.doctor(
         args.model,
         api_base=args.api_base,
@@ -48,7 +54,7 @@ def handle(args: argparse.Namespace) -> int:
     )
     kept = api.remember(report)  # what later runs against this server apply
     if args.json:
-        print_json({**report.to_json(), "kept": kept or None})
+        print_json({**report.to_json(), "kept": kept or None, "environment": environment})
     else:
         print_doctor_report(report)
         if kept:

@@ -117,7 +117,8 @@ if TYPE_CHECKING:
         set_limits,
     )
     from forgetui.engine.operator.views import RecordDetail, memory_rows, record_detail, saved_steps
-    from forgetui.engine.sandbox import ProjectEnvironment, SandboxMode, sandbox_mode
+    from forgetui.engine.sandbox import ProjectEnvironment, SandboxMode, sandbox_mode, start_probe
+    from forgetui.engine.sandbox.editable import environment_warnings
     from forgetui.engine.start.overview import TaskOverview
     from forgetui.engine.start.runs import (
         DEFAULT_KEEP,
@@ -199,7 +200,10 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "forgetui.engine.operator.views": (
         "RecordDetail", "memory_rows", "record_detail", "saved_steps",
     ),
-    "forgetui.engine.sandbox": ("ProjectEnvironment", "SandboxMode", "sandbox_mode"),
+    "forgetui.engine.sandbox": (
+        "ProjectEnvironment", "SandboxMode", "sandbox_mode", "start_probe",
+    ),
+    "forgetui.engine.sandbox.editable": ("environment_warnings",),
     "forgetui.engine.start.overview": ("TaskOverview",),
     "forgetui.engine.start.runs": (
         "DEFAULT_KEEP", "Pruned", "RunCopy", "remove_run", "run_copies", "run_dir_of",
@@ -280,6 +284,7 @@ __all__ = [
     "doctor",
     "edit_memory",
     "edit_project_entry",
+    "environment_warnings",
     "escalation_inbox",
     "evict",
     "find_entry",
@@ -341,6 +346,7 @@ __all__ = [
     "server_tag",
     "set_limits",
     "shown_in_workbench",
+    "start_probe",
     "stats_rows",
     "task_change",
     "tasks_at",

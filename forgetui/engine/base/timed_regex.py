@@ -10,8 +10,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import regex
-
 from forgetui.engine.base.errors import ForgeError
 
 DEFAULT_BUDGET_S = 2.0
@@ -34,6 +32,8 @@ class TimedPattern:
     def __init__(
         self, pattern: str, *, multiline: bool = False, budget_s: float | None = None
     ) -> None:
+        import regex  # here: the modules naming checks load without it (the first view's child)
+
         if budget_s is None:
             budget_s = DEFAULT_BUDGET_S
         try:

@@ -18,6 +18,7 @@ from forgetui.engine.sandbox import (
     DEFAULT_OUTPUT_CAP,
     CommandResult,
     CommandSetup,
+    ProjectEnvironment,
     SandboxError,
     cap_text,
     redact,
@@ -26,6 +27,7 @@ from forgetui.engine.sandbox import (
     secrets_of,
     workspace_relative,
 )
+from forgetui.engine.sandbox.editable import IMPORT_FAILURE, outside_editable_lines
 from forgetui.engine.workspace.files import (
     Skipped,
     read_bytes,
@@ -138,13 +140,28 @@ def evaluate_command(
         details = f"exit {result.exit_code}" + (f"\n{tail}" if tail else "")
     if result.redacted:
         details += f" ({redaction_note(result.redacted)})"
+    passing = result.exit_code == 0
+    hint = "" if passing else _import_hint(result.output, workspace, setup.environment)
+    details = cap_text(details, max(DETAILS_CAP - len(hint), DETAILS_CAP // 2)) + hint
     return Evaluation(
-        passing=result.exit_code == 0,
-        details=cap_text(details, DETAILS_CAP),
+        passing=passing,
+        details=details,
         passed=summary.passed if summary else None,
         total=summary.total if summary else None,
         output=result.output,
     )
+
+
+def _import_hint(output: str, workspace: Path, environment: ProjectEnvironment) -> str:
+    """Why the project may not import, when the output says an import failed and the
+    environment's editable install still names another checkout: otherwise nothing says so."""
+    if not IMPORT_FAILURE.search(output):
+        return ""
+    lines = outside_editable_lines(workspace, environment)
+    if not lines:
+        return ""
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    return f"\nhint: {lines[0]}{more}"
 
 
 def _relative(text: str, workspace: Path, python: Path) -> str:

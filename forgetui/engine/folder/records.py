@@ -16,7 +16,8 @@ ResultKind = Literal["success", "failure", "blocked", "refused", "error", "escal
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="allow")  # the log outlives versions: keep unknown keys
+    # the log outlives versions: keep unknown keys; built at first use, as Strict is
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     step: int
     at: str

@@ -67,9 +67,11 @@ DEFAULT_ALLOWED_COMMANDS: tuple[str, ...] = ("python", "pytest", "ruff")
 
 
 class Strict(BaseModel):
-    """File formats reject unknown keys so a typo is reported, not silently ignored."""
+    """File formats reject unknown keys so a typo is reported, not silently ignored. Each is
+    built at its first use, not at import: a process that reads a task uses a few of the
+    formats the folder layer defines (the workbench's first view, a third of its time)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Check(Strict):

@@ -27,7 +27,13 @@ if TYPE_CHECKING:
     from forgetui.engine.sandbox.environment import child_env
     from forgetui.engine.sandbox.errors import SandboxError, SandboxUnavailable
     from forgetui.engine.sandbox.limits import ResourceLimits
-    from forgetui.engine.sandbox.mode import MODE_VARIABLE, SandboxMode, SandboxName, sandbox_mode
+    from forgetui.engine.sandbox.mode import (
+        MODE_VARIABLE,
+        SandboxMode,
+        SandboxName,
+        sandbox_mode,
+        start_probe,
+    )
     from forgetui.engine.sandbox.paths import (
         TASK_DIR_NAME,
         refuse_environment_write,
@@ -65,6 +71,7 @@ _MODULES = {
     "SandboxMode": "mode",
     "SandboxName": "mode",
     "sandbox_mode": "mode",
+    "start_probe": "mode",
     "TASK_DIR_NAME": "paths",
     "refuse_environment_write": "paths",
     "resolve_path": "paths",
@@ -119,6 +126,7 @@ __all__ = [
     "secrets_of",
     "shell_syntax",
     "split_command",
+    "start_probe",
     "undone_note",
     "workspace_relative",
 ]

@@ -35,37 +35,78 @@ class SandboxMode:
     bwrap: str | None = None  # the bwrap executable, in bwrap mode
 
 
+@dataclass
+class _Probe:
+    """A probe under way: bwrap's path, the confined command's process, its scratch folder."""
+
+    bwrap: str
+    proc: subprocess.Popen[bytes]
+    scratch: tempfile.TemporaryDirectory[str]
+
+
+_started: _Probe | None = None
+
+
+def start_probe() -> None:
+    """Start the probe now, for `probe_bwrap` to collect: a process that will need the mode
+    soon (the workbench's first view) runs the probe beside its own start, not after it."""
+    global _started
+    forced = os.environ.get(MODE_VARIABLE, "").strip() == "allow-list"  # it never probes
+    if _started is None and not forced and probe_bwrap.cache_info().currsize == 0:
+        started = _start(nice=True)
+        _started = started if isinstance(started, _Probe) else None
+
+
 @functools.cache
 def probe_bwrap() -> tuple[str | None, str]:
     """(bwrap's path, "") if a confined `python -c pass` runs, else (None, why not)."""
+    global _started
+    probe, _started = _started or _start(), None
+    return probe if isinstance(probe, tuple) else _finish(probe)
+
+
+def _start(nice: bool = False) -> _Probe | tuple[None, str]:
     found = shutil.which("bwrap")
     if found is None:
         return None, f"bwrap not found: {INSTALL_HINT}"
-    with tempfile.TemporaryDirectory(prefix="forgetui-probe-") as scratch:
-        argv = wrap(
-            found,
-            [sys.executable, "-c", "pass"],
-            Path(scratch),
-            network=False,
-            home=home_to_hide(os.environ),
+    scratch = tempfile.TemporaryDirectory(prefix="forgetui-probe-")
+    argv = wrap(
+        found,
+        [sys.executable, "-c", "pass"],
+        Path(scratch.name),
+        network=False,
+        home=home_to_hide(os.environ),
+    )
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=scratch.name,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=(lambda: os.nice(19)) if nice else None,
         )
-        try:
-            done = subprocess.run(
-                argv,
-                cwd=scratch,
-                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=PROBE_TIMEOUT_S,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return None, f"bwrap probe failed: {exc}"
-    if done.returncode != 0:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        why = lines[-1] if lines else f"exit code {done.returncode}"
+    except OSError as exc:
+        scratch.cleanup()
+        return None, f"bwrap probe failed: {exc}"
+    return _Probe(found, proc, scratch)
+
+
+def _finish(probe: _Probe) -> tuple[str | None, str]:
+    try:
+        _, stderr = probe.proc.communicate(timeout=PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        probe.proc.kill()
+        probe.proc.communicate()
+        return None, f"bwrap probe failed: {exc}"
+    finally:
+        probe.scratch.cleanup()
+    if probe.proc.returncode != 0:
+        lines = stderr.decode("utf-8", "replace").strip().splitlines()
+        why = lines[-1] if lines else f"exit code {probe.proc.returncode}"
         return None, f"bwrap probe failed: {why}"
-    return found, ""
+    return probe.bwrap, ""
 
 
 def sandbox_mode(environ: Mapping[str, str] = os.environ) -> SandboxMode:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, Label, Static, TextArea
 
@@ -21,7 +21,7 @@ from forgetui.engine import api
 from forgetui.engine.api import ForgeError
 from forgetui.tui.inputs import apply_input_settings
 from forgetui.tui.markup import fmt, lines
-from forgetui.tui.modals.fit import FittedModal
+from forgetui.tui.modals.fit import FittedModal, FittingDialog
 
 if TYPE_CHECKING:  # names only: the operator's replies load when an answer is checked
     from forgetui.engine.api import Escalation, LogRow
@@ -94,7 +94,7 @@ class EscalationScreen(FittedModal[str | Handover | None]):
 
     def compose(self) -> ComposeResult:
         esc = self.escalation
-        with Vertical(id="escalation-dialog", classes="dialog"):
+        with FittingDialog(id="escalation-dialog", classes="dialog"):
             yield Label(
                 f"Escalation at step {esc.step}: {REASON_TEXT.get(esc.reason, esc.reason)}",
                 classes="dialog-title",
@@ -183,7 +183,6 @@ class EscalationScreen(FittedModal[str | Handover | None]):
         yield save
 
     def on_mount(self) -> None:
-        self.app.clear_notifications()  # the "press a" toast would cover the answer box
         apply_input_settings(self)
         self.query_one("#escalation-answer", Input).focus()
         # it opens at its top, on the question's evidence (the pending action), whatever the

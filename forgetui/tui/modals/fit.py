@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import TypeVar
 
 from textual import events
+from textual.containers import Vertical
+from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widget import Widget
 
@@ -41,3 +43,17 @@ class FittedModal(ModalScreen[R]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.refit()
+
+
+class FittingDialog(Vertical):
+    """A `.dialog` whose room changes while the screen keeps its size (toasts take rows above
+    it, or give them back): its modal measures again. Only its own size counts: `-fill`
+    changes what it holds, not its size, so measuring never sets off another measure."""
+
+    _room: Size | None = None  # its size when last measured
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size != self._room:
+            self._room = event.size
+            if isinstance(self.screen, FittedModal):
+                self.screen.refit()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from forgetui.engine.api import LogRow
+from forgetui.tui.commands import COMMANDS
 from forgetui.tui.pane_title import set_pane_title
 from forgetui.tui.panes.answer_view import AnswerView
 from forgetui.tui.panes.log_columns import COLUMNS, column_widths, format_line
@@ -27,6 +28,8 @@ from forgetui.tui.panes.log_messages import (
 )
 from forgetui.tui.panes.log_view import CACHE_ROWS, REST_DELAY, LogView
 from forgetui.tui.steady import set_subtitle_line
+
+FILTER = next(command for command in COMMANDS if command.id == "filter")
 
 
 def counted(number: int, noun: str) -> str:
@@ -76,6 +79,32 @@ class ActionLogPane(Vertical):
     def open_filter(self) -> None:
         """The filter bar, holding the filter in force, takes the keys."""
         self.query_one(LogFilterBar).open(self.view.filter or "")
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys read together with the filter key (a paste, fast typing) all reach the log
+        before the app's binding for the first one runs; the text behind it belongs in the bar.
+        So the filter key opens the bar here, at once, and printable keys that come from the
+        log while the bar holds the focus go on into it (the bar's input keeps those typed
+        into it: no printable key comes up from there)."""
+        bar = self.query_one(LogFilterBar)
+        if self.screen.focused is bar.input:  # at once; `has_focus` waits for the focus event
+            if event.is_printable:
+                event.stop()
+                event.prevent_default()
+                bar.input.post_message(events.Key(event.key, event.character))
+            return
+        if event.key not in self._filter_keys():  # at once: what applies is read only for it
+            return
+        active = self.screen.active_bindings.get(event.key)
+        if active is not None and active.enabled and active.binding.action == FILTER.action:
+            event.stop()
+            event.prevent_default()
+            self.open_filter()
+
+    def _filter_keys(self) -> set[str]:
+        """The filter's keys, after the user's keymap."""
+        keymap = getattr(getattr(self.app, "settings", None), "keymap", {})
+        return {key.strip() for key in (keymap.get(FILTER.id) or FILTER.key).split(",")}
 
     # The bar's messages are applied from the view's own queue: a message the view posts while
     # the pane handles one counts as the pane's, and Textual stops it at the pane.

@@ -12,149 +12,19 @@ from textual import events
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
 from forgetui.tui.markup import fmt, lines
 from forgetui.tui.pane_title import set_pane_title
-from forgetui.tui.snapshot import ContextView, Level, SectionView, meter_level
+from forgetui.tui.panes.context_blocks import DIFF_MARKS, ContextSection, Expandable, MessageBlock
+from forgetui.tui.snapshot import ContextView
 from forgetui.tui.steady import set_subtitle, update_static
 
-METER_WIDTH = 12
-DIFF_MARKS = {"entered": "[$success]+[/]", "left": "[$error]-[/]", "changed": "[$warning]~[/]"}
-
-
-def meter_bar(tokens: int, budget: int, width: int = METER_WIDTH) -> str:
-    """A bar of `width` cells, full at the budget; an over-budget bar is full."""
-    if budget <= 0:
-        return "░" * width
-    filled = min(width, round(width * tokens / budget))
-    if tokens > 0 and filled == 0:
-        filled = 1
-    return "█" * filled + "░" * (width - filled)
-
-
-class Meter(Static):
-    """A bar whose colour comes from the theme's meter variables, through its class."""
-
-    def show(self, tokens: int, budget: int) -> None:
-        self.update(meter_bar(tokens, budget), layout=False)
-        level: Level = meter_level(tokens, budget)
-        for name in ("ok", "warn", "over"):
-            self.set_class(level == name, f"-{name}")
-
-
-class Expandable(Vertical, can_focus=True):
-    """A line that `enter` (or a click) expands to show its full text below. The text is only
-    laid out while expanded: a collapsed section's new text costs nothing per step."""
-
-    _text = ""
-    _text_shown: str | None = None
-
-    def set_text(self, text: str) -> None:
-        self._text = text
-        if self.has_class("-expanded"):
-            self._show_text()
-
-    def _show_text(self) -> None:
-        if self._text != self._text_shown:
-            self._text_shown = self._text
-            self.query_one(".section-text", Static).update(self._text)
-
-    @property
-    def expanded(self) -> bool:
-        return self.has_class("-expanded")
-
-    def toggle(self) -> None:
-        expanded = not self.expanded
-        if expanded:
-            self._show_text()
-        self.set_class(expanded, "-expanded")
-        self.query_one(".section-toggle", Label).update("▾" if expanded else "▸", layout=False)
-
-    def on_click(self) -> None:
-        self.focus()
-        self.toggle()
-
-
-class ContextSection(Expandable):
-    """One section: name, meter and numbers on a line; expanded, its exact text. Under
-    available_actions, the tool schemas sent with the request, when they are, on a line of
-    their own: counted in the total, not in the section's budget (engine/context/compiler.py
-    says why)."""
-
-    def __init__(self, name: str, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.section_name = name
-
-    def compose(self) -> ComposeResult:
-        with Horizontal(classes="section-line"):
-            yield Label("▸", classes="section-toggle")
-            yield Label(self.section_name, classes="section-name")
-            yield Meter(classes="section-meter")
-            yield Label("", classes="section-numbers")
-        tools = Label("", classes="section-tools")
-        tools.display = False
-        yield tools
-        yield Static("", classes="section-text", markup=False)
-
-    def toggle(self) -> None:
-        """As sent at step N, the section opens in a modal, its diff against N-1 a key away."""
-        pane = next((a for a in self.ancestors if isinstance(a, ContextPane)), None)
-        if pane and pane.view and pane.view.saved and not self.has_class("-expanded"):
-            from forgetui.tui.section_diff import open_section
-
-            open_section(self, pane.view.step, self.section_name)
-            return
-        super().toggle()
-
-    _shown: tuple[SectionView, str, int] | None = None
-
-    def show(self, section: SectionView, text_note: str = "", tool_tokens: int = 0) -> None:
-        if (section, text_note, tool_tokens) == self._shown:
-            return  # unchanged since the last step: no repaint (this runs after every step)
-        self._shown = (section, text_note, tool_tokens)
-        text = section.text or text_note
-        if section.compressions:
-            text = f"(compressed to fit: {', '.join(section.compressions)})\n{text}"
-        self.query_one(Meter).show(section.tokens, section.budget)
-        numbers = f"{section.tokens:>5,} / {section.budget:,}"
-        if section.compressions:
-            numbers += " ⇣"
-        self.query_one(".section-numbers", Label).update(Content(numbers), layout=False)
-        tools = self.query_one(".section-tools", Label)
-        if tool_tokens:
-            update_static(tools,
-                fmt("  + $tokens tool schemas [$foreground-muted](sent as tools: in the total, "
-                    "not this budget)[/]", tokens=f"{tool_tokens:,}")
-            )  # fmt: skip
-        if tools.display != bool(tool_tokens):
-            tools.display = bool(tool_tokens)
-        self.set_text(text)
-        self.set_class(section.level == "over", "-over-budget")
-        self.set_class(section.level == "warn", "-near-budget")
-
-
-class MessageBlock(Expandable):
-    """One of the two messages as sent."""
-
-    def __init__(self, role: str, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.role = role
-
-    def compose(self) -> ComposeResult:
-        with Horizontal(classes="section-line"):
-            yield Label("▸", classes="section-toggle")
-            yield Label(f"{self.role} message", classes="section-name")
-            yield Label("", classes="section-numbers")
-        yield Static("", classes="section-text", markup=False)
-
-    def show(self, content: str) -> None:
-        lines_count = f"{len(content.splitlines())} lines"
-        self.query_one(".section-numbers", Label).update(lines_count, layout=False)
-        self.set_text(content)
+PREMOUNT_DELAY_S = 1.0  # after the first view: the start's own work is done by then
 
 
 class ContextPane(VerticalScroll):
@@ -175,6 +45,7 @@ class ContextPane(VerticalScroll):
         self.view: ContextView | None = None
         self._problems: tuple[str, ...] | None = None
         self._visited: Expandable | None = None  # the block focus returns to
+        self._premount: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="context-total")
@@ -195,7 +66,7 @@ class ContextPane(VerticalScroll):
             return
         self.view = view
         set_pane_title(self, f"compiled context: {view.title}")
-        set_subtitle(self, Content("[ earlier · ] later" if view.saved else "[ as sent before"))
+        set_subtitle(self, Content(view.steps_hint))
         total = self.query_one("#context-total", Static)
         level = view.level
         total.update(  # one line: no layout pass (this runs after every step)
@@ -250,18 +121,26 @@ class ContextPane(VerticalScroll):
         box = self.query_one("#context-messages", Vertical)
         if box.display != view.saved:
             box.display = view.saved
+        roles = [role for role, _ in view.messages]
         if not view.saved:
             if isinstance(self.screen.focused, MessageBlock):  # hidden now: keys go elsewhere
                 self.focus_entry()
+            elif roles and not box.children and self._premount is None:
+                # the blocks a saved step will fill, mounted hidden a moment after the first
+                # view: mounted by the first step the log's cursor rests on, they held that
+                # key's repaint (tens of milliseconds, a run going on)
+                self._premount = self.set_timer(PREMOUNT_DELAY_S, lambda: self._mount(roles))
             return
+        await self._mount(roles)
         blocks = list(box.query(MessageBlock))
-        roles = [role for role, _ in view.messages]
-        if [b.role for b in blocks] != roles:
-            await box.remove_children()
-            blocks = [MessageBlock(role) for role in roles]
-            await box.mount_all(blocks)
         for block, (_, content) in zip(blocks, view.messages, strict=False):
             block.show(content)
+
+    async def _mount(self, roles: list[str]) -> None:
+        box = self.query_one("#context-messages", Vertical)
+        if [block.role for block in box.query(MessageBlock)] != roles:
+            await box.remove_children()
+            await box.mount_all(MessageBlock(role) for role in roles)
 
     @staticmethod
     def _diff_content(view: ContextView) -> Content:

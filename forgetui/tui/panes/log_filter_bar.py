@@ -82,7 +82,9 @@ class LogFilterBar(Horizontal):
         with field.prevent(Input.Changed):
             field.value = text
         field.cursor_position = len(text)
-        field.focus()
+        # at once, not `field.focus()` (it waits for a callback): the keys typed right after
+        # `/`, arriving with it in one read, would go to the log
+        self.screen.set_focus(field)
 
     def close(self) -> None:
         self._stop()
