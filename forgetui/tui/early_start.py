@@ -12,9 +12,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-# the launcher's flags for the plain forms: no model, server, theme or bounds given
-PLAIN_FLAGS: dict[str, None] = {"model": None, "api_base": None, "theme": None, "model_flags": None}
-
 
 class EarlyChild:
     """The forked child: its pid, the read end of its answer's pipe, the PATH it opens."""
@@ -63,7 +60,7 @@ def start_early(argv: Sequence[str]) -> None:
                 os.dup2(quiet, fd)
             from forgetui.tui.first_view import count_early
 
-            code = count_early(path, write, PLAIN_FLAGS)
+            code = count_early(path, write)  # no flag typed
         finally:
             import atexit
 

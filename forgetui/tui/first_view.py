@@ -287,10 +287,11 @@ def _found(path: str, flags: str) -> Found | None:
     return Found(folder.path, settings, overrides, bundled_theme_files(), run_copy, stamps)
 
 
-def count_early(path: str | None, fd: int, flags: Mapping[str, Any]) -> int:
-    """The forked child's work (early_start.py): what PATH holds, then its snapshot, down `fd`."""
+def count_early(path: str | None, fd: int) -> int:
+    """The forked child's work (early_start.py): what PATH holds, then its snapshot, down `fd`;
+    read with no flag typed (a plain command line has none)."""
     gc.disable()  # a short life that allocates and frees nothing much: collecting finds nothing
-    return _count("path", [path or "", json.dumps(dict(flags))], os.fdopen(fd, "wb"))
+    return _count("path", [path or "", "{}"], os.fdopen(fd, "wb"))
 
 
 def _send_found(found: Found | None, out: IO[bytes]) -> None:
@@ -324,7 +325,7 @@ def _count(kind: str, args: list[str], out: IO[bytes]) -> int:
         task, model, api_base, overrides = inputs
         path = Path(task)
         api.start_probe()  # after what was found is sent: the launcher waits for that first
-        from forgetui.tui.snapshot import TaskReader  # after what was found is sent
+        from forgetui.tui.snapshot import TaskReader
 
         reader = TaskReader(
             path, model or None, api_base=api_base or None, model_overrides=json.loads(overrides)

@@ -166,7 +166,8 @@ def _forked_early(path: str | None, flags: Mapping[str, Any], usable: bool) -> F
     if child is None:
         return None
     early = FirstView.forked(child.pid, child.fd)
-    if not usable or child.path != path or dict(flags) != early_start.PLAIN_FLAGS:
+    typed = any(value is not None for value in flags.values())  # it was forked with none
+    if not usable or child.path != path or typed:
         early.close()
         return None
     return early
