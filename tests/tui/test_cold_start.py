@@ -245,31 +245,38 @@ def make_app(*args, **kwargs):
         models = ("forgetui.engine.folder.task_spec", "forgetui.engine.folder.task_state")
         loaded = [m for m in sys.modules if m in ("pydantic", "yaml", *models)]
         view = "empty" if shown is None else "frame" if shown.loading else "whole"
+        from textual.screen import UPDATE_PERIOD
+
         with open(os.environ["PROBE_OUT"], "w") as out:
             json.dump({"loaded": sorted(loaded), "view": view, "theme": self.theme,
+                       "frame_rate": round(1 / UPDATE_PERIOD),
                        "forked": forked["used"],
                        "unused_fork_gone": None if forked["used"] else gone(forked["pid"])}, out)
         os._exit(0)
 
     ForgeApp._display = display
+    if os.environ.get("PROBE_WAIT"):  # however long the child takes on a loaded machine
+        from forgetui.tui import task_loader  # here: Textual is imported by the launcher first
+
+        task_loader.FIRST_VIEW_WAIT_S = float(os.environ["PROBE_WAIT"])
     return real_make_app(*args, **kwargs)
 
 launch.make_app = make_app
-if os.environ.get("PROBE_WAIT"):  # however long the child takes on a loaded machine
-    from forgetui.tui import task_loader
-
-    task_loader.FIRST_VIEW_WAIT_S = float(os.environ["PROBE_WAIT"])
 from forgetui.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
 
-def _first_frame(args: list[str], tmp_path: Path) -> dict[str, Any]:
+def _first_frame(
+    args: list[str], tmp_path: Path, env_extra: dict[str, str] | None = None
+) -> dict[str, Any]:
     """`forgetui ARGS` on a terminal until its first frame: what the probe noted then."""
     import os
 
     out = tmp_path / "first_frame.json"
     env = {**os.environ, "PROBE_OUT": str(out), "TERM": "xterm-256color", "PROBE_WAIT": "60"}
+    env.pop("TEXTUAL_FPS", None)
+    env.update(env_extra or {})
     assert on_a_terminal([sys.executable, "-c", FIRST_FRAME_PROBE, *args], env) == 0
     noted: dict[str, Any] = json.loads(out.read_text())
     return noted
@@ -286,7 +293,8 @@ def test_the_workbench_paints_a_task_whole_before_loading_yaml_or_the_file_model
     (forge_home / "config" / "config.yaml").write_text("theme: light\n")
     noted = _first_frame(["open", str(task)], tmp_path)
     assert noted == {
-        "loaded": [], "view": "whole", "theme": "light", "forked": True, "unused_fork_gone": None,
+        "loaded": [], "view": "whole", "theme": "light", "frame_rate": launch.FRAME_RATE,
+        "forked": True, "unused_fork_gone": None,
     }  # fmt: skip
 
 
@@ -298,6 +306,18 @@ def test_a_command_line_with_a_flag_forks_nothing_and_is_counted_all_the_same(
     task = init_sample(quick_hello, into=tmp_path / "run").path
     noted = _first_frame(["open", "--theme", "light", str(task)], tmp_path)
     assert (noted["view"], noted["theme"], noted["forked"]) == ("whole", "light", False)
+    assert noted["frame_rate"] == launch.FRAME_RATE
+
+
+def test_the_workbench_paints_at_the_users_own_frame_rate_if_set(
+    quick_hello: Path, tmp_path: Path, forge_home: Path
+) -> None:
+    """The workbench's higher frame rate (a key's frame waits less while steps run) is a
+    default: TEXTUAL_FPS in the environment wins."""
+    task = init_sample(quick_hello, into=tmp_path / "run").path
+    assert launch.FRAME_RATE != 30
+    noted = _first_frame(["open", str(task)], tmp_path, {"TEXTUAL_FPS": "30"})
+    assert (noted["view"], noted["frame_rate"]) == ("whole", 30)
     assert noted["unused_fork_gone"] is None  # none was forked
 
 
