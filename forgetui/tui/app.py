@@ -6,6 +6,8 @@ Built by `make_app` from settings the launcher read; nothing here reads a file o
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import partial
@@ -18,6 +20,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from forgetui.engine.api import ForgeError
+from forgetui.tui import terminal_watch
 from forgetui.tui.commands import COMMANDS, Command, bindings, key_for
 from forgetui.tui.messages import ThemeSaved
 from forgetui.tui.notices import NoticedApp
@@ -147,6 +150,16 @@ class ForgeApp(NoticedApp):
             self.notify(
                 "\n".join(self._startup_notices), title="Settings", severity="warning", markup=False
             )
+        if not self.is_headless and sys.__stdin__ is not None:
+            terminal_watch.watch(sys.__stdin__.fileno(), self._without_terminal)
+
+    def _without_terminal(self) -> None:
+        """The terminal went away (terminal_watch.py; called from its thread, the UI thread
+        may be blocked for good): every open task's writer lets go of its lock."""
+        for screen in list(self.screen_stack):
+            if isinstance(screen, WorkbenchScreen):
+                with contextlib.suppress(Exception):  # the others are let go of all the same
+                    screen.session.close()
 
     # -- commands -----------------------------------------------------------------------------
 
