@@ -425,7 +425,8 @@ def test_nothing_listening_is_not_usable_and_says_so_fast(cli, capsys) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "forgetui: doctor: the following arguments are required: --model"),
+        (["--api-base", "http://127.0.0.1:9/v1"], "--api-base probes a model: give --model"),
+        (["--timeout", "5"], "--timeout probes a model: give --model"),
         (["--model", "replay"], "doctor checks a real model; 'replay' needs no check"),
         (["--model", "human"], "doctor checks a real model; 'human' needs no check"),
         (["--model", "openai/x", "--api-base", "localhost:8080"], "not an http(s) URL"),

@@ -1,6 +1,7 @@
-"""`forgetui doctor --model M`: a model and its server probed; whether it is usable, with which
+"""`forgetui doctor [--model M]`: a model and its server probed; whether it is usable, with which
 options. First, what is wrong with the current directory's Python environment, if anything:
-doctor is where a developer looks when the checks fail for no reason they can see."""
+doctor is where a developer looks when the checks fail for no reason they can see. Without a
+model, the environment alone: which Python commands here run with, and whether it is sound."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from forgetui.cli.args import (
 )
 from forgetui.cli.render import print_json
 from forgetui.engine import api
+from forgetui.engine.api import ForgeError
 
 if TYPE_CHECKING:
     from forgetui.cli.args import Subcommands
@@ -26,10 +28,14 @@ _DOCTOR_LABEL_WIDTH = 16
 
 def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser(
-        "doctor", help="probe a model and its server; say whether it is usable, with which options"
+        "doctor",
+        help="the Python commands here run with; with --model, probe a model and its server and "
+        "say whether it is usable, with which options",
     )
     p.add_argument(
-        "--model", required=True, type=model_name, help="litellm model string, e.g. openai/NAME"
+        "--model",
+        type=model_name,
+        help="litellm model string, e.g. openai/NAME (without one: the environment alone)",
     )
     p.add_argument("--api-base", help="an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     p.add_argument(
@@ -42,6 +48,11 @@ def add_parser(sub: Subcommands) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.model is None:
+        for flag, value in (("--api-base", args.api_base), ("--timeout", args.timeout)):
+            if value is not None:
+                raise ForgeError(f"{flag} probes a model: give --model")
+        return _environment_alone(api.environment_warnings(Path.cwd()), args.json)
     environment = api.environment_warnings(Path.cwd())
     if not args.json:
         for index, line in enumerate(environment):
@@ -60,6 +71,20 @@ def handle(args: argparse.Namespace) -> int:
         if kept:
             _doctor_line("runs", kept)
     return report.exit_code
+
+
+def _environment_alone(warnings: list[str], as_json: bool) -> int:
+    """No model named: which Python commands here run with and what is wrong with it, if
+    anything (exit 1 then: checks that import the project would fail)."""
+    python = api.workspace_environment(Path.cwd())
+    if as_json:
+        print_json({"environment": warnings, "python": python.to_json(), "model": None})
+    else:
+        _doctor_line("python", f"{python.python} ({python.label})")
+        for index, line in enumerate(warnings or ["no problem found"]):
+            _doctor_line("environment" if index == 0 else "", line)
+        _doctor_line("model", "none probed: --model M probes one (e.g. openai/NAME)")
+    return 1 if warnings else 0
 
 
 def print_doctor_probe(probe: ProbeResult) -> None:

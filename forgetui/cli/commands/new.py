@@ -54,5 +54,7 @@ def handle(args: argparse.Namespace) -> int:
         propose_check=not args.no_check,
         on_notice=lambda notice: sys.stderr.write(f"forgetui: {notice}\n"),
     )
+    for line in api.environment_warnings(folder.workspace):  # what would fail its checks
+        sys.stderr.write(f"forgetui: {line}\n")
     print(folder.path)  # stdout is the task folder alone: `cd "$(forgetui new ...)"` works
     return EXIT_OK

@@ -118,7 +118,7 @@ if TYPE_CHECKING:
     )
     from forgetui.engine.operator.views import RecordDetail, memory_rows, record_detail, saved_steps
     from forgetui.engine.sandbox import ProjectEnvironment, SandboxMode, sandbox_mode, start_probe
-    from forgetui.engine.sandbox.editable import environment_warnings
+    from forgetui.engine.sandbox.editable import environment_warnings, workspace_environment
     from forgetui.engine.start.overview import TaskOverview
     from forgetui.engine.start.runs import (
         DEFAULT_KEEP,
@@ -203,7 +203,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "forgetui.engine.sandbox": (
         "ProjectEnvironment", "SandboxMode", "sandbox_mode", "start_probe",
     ),
-    "forgetui.engine.sandbox.editable": ("environment_warnings",),
+    "forgetui.engine.sandbox.editable": ("environment_warnings", "workspace_environment"),
     "forgetui.engine.start.overview": ("TaskOverview",),
     "forgetui.engine.start.runs": (
         "DEFAULT_KEEP", "Pruned", "RunCopy", "remove_run", "run_copies", "run_dir_of",
@@ -353,5 +353,6 @@ __all__ = [
     "to_prune",
     "token_series",
     "unlock_task",
+    "workspace_environment",
     "yaml_text",
 ]

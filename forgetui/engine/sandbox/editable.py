@@ -157,8 +157,12 @@ def outside_editable_lines(workspace: Path, environment: ProjectEnvironment) -> 
     return [item.line(workspace, environment) for item in outside_editables(workspace, environment)]
 
 
+def workspace_environment(workspace: Path) -> ProjectEnvironment:
+    """The environment commands in `workspace` would run with, no task naming one: its .venv/
+    or venv/, else $VIRTUAL_ENV, else forgetui's own interpreter."""
+    return find_environment(workspace.absolute())
+
+
 def environment_warnings(workspace: Path) -> list[str]:
-    """What is wrong with the environment commands in `workspace` would run with (no task:
-    its .venv/ or venv/, else $VIRTUAL_ENV)."""
-    workspace = workspace.absolute()
-    return outside_editable_lines(workspace, find_environment(workspace))
+    """What is wrong with `workspace_environment(workspace)`."""
+    return outside_editable_lines(workspace.absolute(), workspace_environment(workspace))
