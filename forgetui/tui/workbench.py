@@ -117,8 +117,7 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
     # -- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        # the classes the first resize sets, set before the first styling: set by the resize,
-        # they would style the whole screen a second time before the first paint
+        # the first resize's classes, before the first styling (else styled twice before it)
         self.update_classes(breakpoint_classes(*self.app.size), update=False)
         yield StatusHeader(id="status-header")
         yield AnswerLine(id="answer-line")
@@ -268,8 +267,10 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
         return True
 
     def on_key(self, event: events.Key) -> None:
-        """A command key pressed when it does not apply says why (bindings run after this
-        handler, and only enabled ones)."""
+        """Keys typed behind the log's filter key go into its bar; a command key pressed when
+        it does not apply says why (bindings run after this handler, and only enabled ones)."""
+        if self.query_one(ActionLogPane).catch_filter_burst(event):
+            return
         with self.now.held():
             active = self.active_bindings.get(event.key)
             action = active.binding.action if active is not None else ""

@@ -80,26 +80,28 @@ class ActionLogPane(Vertical):
         """The filter bar, holding the filter in force, takes the keys."""
         self.query_one(LogFilterBar).open(self.view.filter or "")
 
-    def on_key(self, event: events.Key) -> None:
-        """Keys read together with the filter key (a paste, fast typing) all reach the log
-        before the app's binding for the first one runs; the text behind it belongs in the bar.
-        So the filter key opens the bar here, at once, and printable keys that come from the
-        log while the bar holds the focus go on into it (the bar's input keeps those typed
-        into it: no printable key comes up from there)."""
+    def catch_filter_burst(self, event: events.Key) -> bool:
+        """Whether this took `event`, a key come up to the screen from any pane. Keys read
+        together with the filter key (a paste, fast typing) are all handed to the pane that
+        had the focus before the app's binding for the first one runs; the text behind it
+        belongs in the bar, not to that pane's commands (`a` answers, `s` steps). So the
+        filter key opens the bar at once, and printable keys coming up while the bar holds the
+        focus go on into it (the bar's input keeps those typed into it: none comes up)."""
         bar = self.query_one(LogFilterBar)
         if self.screen.focused is bar.input:  # at once; `has_focus` waits for the focus event
-            if event.is_printable:
-                event.stop()
-                event.prevent_default()
-                bar.input.post_message(events.Key(event.key, event.character))
-            return
-        if event.key not in self._filter_keys():  # at once: what applies is read only for it
-            return
-        active = self.screen.active_bindings.get(event.key)
-        if active is not None and active.enabled and active.binding.action == FILTER.action:
-            event.stop()
-            event.prevent_default()
+            if not event.is_printable:
+                return False
+            bar.input.post_message(events.Key(event.key, event.character))
+        elif event.key not in self._filter_keys():  # at once: what applies is read only then
+            return False
+        else:
+            active = self.screen.active_bindings.get(event.key)
+            if active is None or not active.enabled or active.binding.action != FILTER.action:
+                return False
             self.open_filter()
+        event.stop()
+        event.prevent_default()
+        return True
 
     def _filter_keys(self) -> set[str]:
         """The filter's keys, after the user's keymap."""
