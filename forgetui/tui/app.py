@@ -155,10 +155,13 @@ class ForgeApp(NoticedApp):
 
     def _without_terminal(self) -> None:
         """The terminal went away (terminal_watch.py; called from its thread, the UI thread
-        may be blocked for good): every open task's writer lets go of its lock."""
+        may be blocked for good): every open task's writer lets go of its lock, an answer
+        streaming in stopped first (else the step waits for all of it)."""
         for screen in list(self.screen_stack):
             if isinstance(screen, WorkbenchScreen):
                 with contextlib.suppress(Exception):  # the others are let go of all the same
+                    screen.session.stop_answer()
+                with contextlib.suppress(Exception):
                     screen.session.close()
 
     # -- commands -----------------------------------------------------------------------------

@@ -133,8 +133,10 @@ FRAME_RATE = 120
 
 
 def set_frame_rate() -> None:
-    """Before Textual is imported."""
-    os.environ.setdefault("TEXTUAL_FPS", str(FRAME_RATE))
+    """Before Textual is imported. An empty TEXTUAL_FPS counts as unset (Textual would fall
+    back to its own 60)."""
+    if not os.environ.get("TEXTUAL_FPS", "").strip():
+        os.environ["TEXTUAL_FPS"] = str(FRAME_RATE)
 
 
 def launch(

@@ -1,36 +1,53 @@
-"""The terminal going away without a hangup signal: an SSH connection that died without one,
-a program that ran the app on a pseudo-terminal and closed it.
+"""The terminal going away: the app lets go of its tasks and ends.
 
-Textual is not told. Its input thread reads the closed terminal's end-of-file in a loop (a core
-busy), its output thread dies at the first failed write, and the UI thread then blocks for good
-once a few frames are queued behind it: an app nobody can reach, holding the task locked. So a
-thread of our own waits for the hang-up (poll, no CPU while it waits) and leaves at once:
-the task's writers let go of its lock (a step in flight is recorded first), then the process
-ends as a hangup signal would end it. Nothing is lost that a crash would not keep: every step
-is on disk as it happens."""
+Without a hangup signal (an SSH connection that died without one, a program that ran the app on
+a pseudo-terminal and closed it) Textual is not told. Its input thread reads the closed
+terminal's end-of-file in a loop (a core busy), its output thread dies at the first failed
+write, and the UI thread then blocks for good once a few frames are queued behind it: an app
+nobody can reach, holding the task locked. So a thread of our own waits for the hang-up (poll,
+no CPU while it waits). With the signal, its default would end the process mid-step (the
+engine in this process: the step cut short, the lock file left for the next writer to take
+over). Either way the app now leaves the same way: the answer streaming in is stopped, the
+task's writers let go of its lock (a step in flight is recorded first), and the process ends
+with the hangup's exit status. Nothing is lost that a crash would not keep: every step is on
+disk as it happens."""
 
 from __future__ import annotations
 
 import os
 import select
+import signal
 import threading
 from collections.abc import Callable
 
-EXIT_HANGUP = 129  # what a shell reports for a program a hangup signal ended (128 + SIGHUP)
+EXIT_HANGUP = 128 + signal.SIGHUP  # what a shell reports for a program a hangup ended
 _GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 
 def watch(terminal: int, leave: Callable[[], None]) -> None:
-    """Once `terminal` (a file descriptor) hangs up: `leave()`, then end the process."""
+    """Once `terminal` (a file descriptor) hangs up or SIGHUP arrives: `leave()` in a thread
+    (the UI thread may be blocked for good), then end the process. From the main thread: it
+    sets the signal's handler."""
+    once = threading.Lock()
+
+    def end() -> None:
+        if not once.acquire(blocking=False):
+            return  # the other way in is leaving already
+        try:
+            leave()
+        finally:
+            os._exit(EXIT_HANGUP)
 
     def wait() -> None:
         poller = select.poll()
         poller.register(terminal, 0)  # no input: only a hang-up or an error wakes it
         while not any(event & _GONE for _fd, event in poller.poll()):
             pass
-        try:
-            leave()
-        finally:
-            os._exit(EXIT_HANGUP)
+        end()
 
-    threading.Thread(target=wait, name="terminal-watch", daemon=True).start()
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: _start(end, "hangup"))
+    _start(wait, "terminal-watch")
+
+
+def _start(target: Callable[[], None], name: str) -> None:
+    threading.Thread(target=target, name=name, daemon=True).start()

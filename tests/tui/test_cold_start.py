@@ -318,6 +318,8 @@ def test_the_workbench_paints_at_the_users_own_frame_rate_if_set(
     assert launch.FRAME_RATE != 30
     noted = _first_frame(["open", str(task)], tmp_path, {"TEXTUAL_FPS": "30"})
     assert (noted["view"], noted["frame_rate"]) == ("whole", 30)
+    noted = _first_frame(["open", str(task)], tmp_path, {"TEXTUAL_FPS": " "})  # as unset
+    assert noted["frame_rate"] == launch.FRAME_RATE
     assert noted["unused_fork_gone"] is None  # none was forked
 
 
