@@ -150,7 +150,7 @@ class ForgeApp(NoticedApp):
             self.notify(
                 "\n".join(self._startup_notices), title="Settings", severity="warning", markup=False
             )
-        if not self.is_headless and sys.__stdin__ is not None:
+        if not self.is_headless and sys.__stdin__ is not None and sys.platform != "win32":
             terminal_watch.watch(sys.__stdin__.fileno(), self._without_terminal)
 
     def _without_terminal(self) -> None:

@@ -17,11 +17,13 @@ from __future__ import annotations
 import os
 import select
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable
 
 EXIT_HANGUP = 128 + signal.SIGHUP  # what a shell reports for a program a hangup ended
-_GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
+PROBE_S = 1.0  # where poll cannot watch a terminal: how often it is asked whether it is there
 
 
 def watch(terminal: int, leave: Callable[[], None]) -> None:
@@ -39,14 +41,34 @@ def watch(terminal: int, leave: Callable[[], None]) -> None:
             os._exit(EXIT_HANGUP)
 
     def wait() -> None:
-        poller = select.poll()
-        poller.register(terminal, 0)  # no input: only a hang-up or an error wakes it
-        while not any(event & _GONE for _fd, event in poller.poll()):
-            pass
+        (hung_up_poll if sys.platform.startswith("linux") else hung_up_probe)(terminal)
         end()
 
     signal.signal(signal.SIGHUP, lambda _signum, _frame: _start(end, "hangup"))
     _start(wait, "terminal-watch")
+
+
+def hung_up_poll(terminal: int) -> None:
+    """Return once `terminal` hangs up, waking for nothing else (Linux's poll reports a
+    terminal's hang-up; macOS's poll does not take terminals at all)."""
+    poller = select.poll()
+    poller.register(terminal, 0)  # no input: only a hang-up or an error wakes it
+    gone = select.POLLHUP | select.POLLERR | select.POLLNVAL
+    while not any(event & gone for _fd, event in poller.poll()):
+        pass
+
+
+def hung_up_probe(terminal: int) -> None:
+    """Return once `terminal` hangs up, asking it every PROBE_S (elsewhere: a hung-up
+    terminal refuses its settings)."""
+    import termios
+
+    while True:
+        time.sleep(PROBE_S)
+        try:
+            termios.tcgetattr(terminal)
+        except (termios.error, OSError):
+            return
 
 
 def _start(target: Callable[[], None], name: str) -> None:

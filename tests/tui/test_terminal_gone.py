@@ -20,12 +20,13 @@ import termios
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from forgetui.engine.folder.task_folder import TaskFolder
 from forgetui.engine.start.samples import init_sample
-from forgetui.tui.terminal_watch import EXIT_HANGUP
+from forgetui.tui.terminal_watch import EXIT_HANGUP, hung_up_poll, hung_up_probe
 from tests.fake_openai import FakeOpenAI, stream_reply
 
 PROSE = "Let me think about what the task needs before I act on it. " * 8
@@ -182,3 +183,21 @@ def test_an_answer_streaming_in_is_stopped_when_the_terminal_goes_away(
     last = TaskFolder.open(task).log.last_step_status()
     assert last is not None and last.result is not None
     assert last.result.result == "skipped"  # the answer was stopped, not waited for
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("wait", [hung_up_poll, hung_up_probe])
+def test_each_way_of_waiting_returns_once_the_terminal_hangs_up(wait: Any) -> None:
+    """Linux's poll, and the probe of a terminal's settings where poll cannot watch one
+    (macOS): neither returns while the terminal is there, both once it hangs up."""
+    master, slave = pty.openpty()
+    returned = threading.Event()
+    thread = threading.Thread(target=lambda: (wait(slave), returned.set()), daemon=True)
+    thread.start()
+    try:
+        os.write(master, b"typed")  # input is not a hang-up
+        assert not returned.wait(1.5)
+        os.close(master)
+        assert returned.wait(10), "the hang-up went unnoticed"
+    finally:
+        os.close(slave)
