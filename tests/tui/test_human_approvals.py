@@ -191,3 +191,19 @@ async def test_a_take_over_that_ends_the_task_leaves_the_pane_and_log_agreeing(
         await settle(pilot)
         await write_then_answer(pilot, 1, "mark failed: done by hand")
         assert_rows_agree_with_the_log(app)
+
+
+async def test_an_approvals_answer_row_names_the_step_it_answers(
+    workbench: Callable[..., ForgeApp], human_approvals: Path
+) -> None:
+    """Step 1's write waits, then is approved: the answer's row (under step 1's) says step 1,
+    not the step recorded before it (0), in the pane as in `forgetui log`."""
+    app = workbench(human_approvals)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await write_then_answer(pilot, 1, "approve")
+        await settle(pilot)
+        snap = app.workbench.snapshot
+        assert snap is not None
+        answer = [row for row in snap.tail_rows if row.action == "operator:approve"]
+        assert [row.step for row in answer] == [1]

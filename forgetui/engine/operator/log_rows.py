@@ -38,8 +38,13 @@ def record_row(index: int, record: AnyRecord) -> LogRow:
 
 
 def _operator_row(index: int, record: OperatorRecord, at: int) -> LogRow:
+    """An answer's row names the step it answers: the record's own step is the last one
+    recorded, one before a step that waits for approval (its answer sat under that step's row
+    numbered as the step before)."""
+    asked = record.detail.get("asked_step")
+    step = asked if isinstance(asked, int) and not isinstance(asked, bool) else record.step
     return LogRow(
-        index, "operator", record.step, f"operator:{record.op}", record.key or "", "",
+        index, "operator", step, f"operator:{record.op}", record.key or "", "",
         (record.text or "").replace("\n", " "), None, None, None, at,
     )  # fmt: skip
 
