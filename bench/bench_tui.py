@@ -111,7 +111,7 @@ seen = {"first": True, "cursor": None, "count": None, "frame": False, "snapshot"
 
 def display(self, screen, renderable):
     real_display(self, screen, renderable)
-    if renderable is None:
+    if renderable is None or self._batch_count:  # a frame held back is not written
         return
     if seen["first"]:
         seen["first"] = False

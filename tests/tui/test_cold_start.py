@@ -239,7 +239,7 @@ def make_app(*args, **kwargs):
 
     def display(self, screen, renderable):
         real(self, screen, renderable)
-        if renderable is None:
+        if renderable is None or self._batch_count:  # a frame held back is not written
             return
         shown = self.current_workbench.snapshot if self.current_workbench else None
         models = ("forgetui.engine.folder.task_spec", "forgetui.engine.folder.task_state")

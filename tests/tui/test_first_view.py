@@ -77,7 +77,7 @@ real = ForgeApp._display
 
 def display(self, screen, renderable):
     real(self, screen, renderable)
-    if renderable is not None:
+    if renderable is not None and not self._batch_count:  # a frame held back is not written
         heavy = [m for m in ("tiktoken", "litellm", "forgetui.engine.step.runner",
                              "forgetui.engine.llm.factory") if m in sys.modules]
         with open(os.environ["PROBE_OUT"], "w") as out:
