@@ -34,9 +34,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the launcher imports this module before anything else: nothing heavy here
-    from textual.message import Message
-    from textual.screen import Screen
-
     from forgetui.tui.settings import Settings
     from forgetui.tui.task_views import TaskSnapshot
     from forgetui.tui.theme_set import ThemeFiles
@@ -227,17 +224,6 @@ class FirstView:
             self._proc.wait()
         if not self._taken and self._proc.stdout is not None:
             self._proc.stdout.close()
-
-
-def in_first_paint(screen: Screen[Any], shown: Message) -> None:
-    """Post `shown` (the child's view, at the screen's mount) with the screen's paints held
-    until its handler has run: the first paint is the complete view, not the empty panes
-    painted first and then everything again."""
-    held = screen.app.batch_update()
-    held.__enter__()
-    screen.post_message(shown)
-    if not screen.call_later(held.__exit__, None, None, None):  # the app is closing
-        held.__exit__(None, None, None)
 
 
 def _inputs(

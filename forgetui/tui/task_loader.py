@@ -24,7 +24,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from forgetui.engine.api import ForgeError, LogRow
-from forgetui.tui.first_view import in_first_paint
 from forgetui.tui.folder_watch import FolderWatch
 from forgetui.tui.messages import (
     LogRowsLoaded,
@@ -92,11 +91,11 @@ class TaskLoader:
 
     # -- the snapshot ---------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """The first load: the launcher's child's view if it is here already (shown now, it is
-        in the first paint); at once when the child still counts (the worker waits on its
-        answer, which costs the first paint nothing); else once the screen is painted (the
-        frame first)."""
+    def start(self) -> TaskSnapshot | None:
+        """The first load: the launcher's child's view if it is here already, returned for the
+        mount to put on the panes before the first paint; at once when the child still counts
+        (the worker waits on its answer, which costs the first paint nothing); else once the
+        screen is painted (the frame first)."""
         early = self._reader.first_view
         # waited for here, the screen's loop held: the panes are composed by now, and painted
         # before it answers they would be empty, then painted again (it answers in moments)
@@ -104,11 +103,12 @@ class TaskLoader:
         if shown is not None:
             self._framed = self._loading = True
             self._last_load = time.monotonic()
-            in_first_paint(self._screen, SnapshotLoaded(shown))
-        elif early is not None:
+            return shown
+        if early is not None:
             self.request()
         else:
             self._screen.call_after_refresh(self.request)
+        return None
 
     def request(self, urgent: bool = False) -> None:
         """Reload the task's views. An urgent one (our own step was recorded) skips the

@@ -134,9 +134,10 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
         yield ActionLogPane(id="action-log", classes="pane")
         yield KeyFooter(id="footer")
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.run_control.show_activity()
-        self.loader.start()
+        if (shown := self.loader.start()) is not None:  # on the panes before the first paint
+            await self.show_snapshot(SnapshotLoaded(shown))
         if self.settings.watch:
             self.loader.watch()
         if self.settings.clock:
@@ -198,9 +199,8 @@ class WorkbenchScreen(BandedFrames, ProjectMemoryKeys, NavigableScreen):
             self.call_after_refresh(self._lay_out_panes)
 
     def _lay_out_panes(self) -> None:
-        """Lay the panes' contents out again once the first view is painted: shown at the
-        mount (the launcher's child counted it), a content's new height was not laid out until
-        the next layout (a finished task's frame and checks, from 120 columns, kept one line)."""
+        """Lay the panes' contents out again once the first view is painted: shown at the mount,
+        a content's new height waited for the next layout (a finished task's frame, one line)."""
         for content in self.query(".pane > *"):
             content.refresh(layout=True)
 
