@@ -85,6 +85,11 @@ class Terminal:
             os.close(self.master)
             self.master = None
 
+    def hang_up(self, seconds: float = 60.0) -> int:
+        """The terminal goes away; the exit code, once the app has ended."""
+        self.close()
+        return self.proc.wait(timeout=seconds)
+
     def stop(self) -> None:
         self.close()
         if self.proc.poll() is None:
@@ -101,24 +106,38 @@ def _wait_until(check: object, seconds: float = 30.0) -> bool:
     return False
 
 
+def _running(terminal: Terminal, lock: Path) -> None:
+    """Opened, then run (space): the engine has the task's lock and steps are recorded."""
+    terminal.wait_for(b"action log")
+    terminal.press(b" ")
+    assert _wait_until(lock.exists), "the run never started"
+    terminal.wait_for(b"read_file")
+
+
 @pytest.mark.timeout(180)
-def test_a_workbench_whose_terminal_went_away_mid_run_quits_and_unlocks_the_task(
-    tmp_path: Path, forge_home: Path
+@pytest.mark.parametrize(
+    ("engine", "ending"),
+    [("process", "terminal closed"), ("thread", "hangup signal")],  # thread: the signal's
+)  # default would end the app, the engine with it, mid-step
+def test_a_workbench_leaving_mid_run_records_the_step_and_unlocks_the_task(
+    tmp_path: Path, forge_home: Path, engine: str, ending: str
 ) -> None:
     task = init_sample("long_run", into=tmp_path / "run").path
     lock = task / "lock"
-    terminal = Terminal(["open", str(task)], tmp_path)
+    terminal = Terminal(["open", str(task)], tmp_path, {"FORGETUI_ENGINE": engine})
     try:
-        terminal.wait_for(b"action log")
-        terminal.press(b" ")  # run: the engine's child takes the task's lock
-        assert _wait_until(lock.exists), "the run never started"
-        terminal.wait_for(b"read_file")  # steps are being recorded
-        terminal.close()
-        code = terminal.proc.wait(timeout=60)  # the step in flight is recorded first
+        _running(terminal, lock)
+        if ending == "hangup signal":
+            os.kill(terminal.proc.pid, signal.SIGHUP)
+            code = terminal.proc.wait(timeout=60)  # the step in flight is recorded first
+        else:
+            code = terminal.hang_up()
     finally:
         terminal.stop()
-    assert code == EXIT_HANGUP  # as a hangup signal would have ended it
+    assert code == EXIT_HANGUP  # as a hangup signal ends a program
     assert _wait_until(lambda: not lock.exists()), "the task is still locked"
+    last = TaskFolder.open(task).log.last_step_status()
+    assert last is not None and last.result is not None  # the step in flight was recorded
 
 
 @pytest.mark.timeout(120)
@@ -128,35 +147,11 @@ def test_an_idle_workbench_whose_terminal_went_away_ends(tmp_path: Path, forge_h
     try:
         terminal.wait_for(b"action log")
         time.sleep(0.5)  # nothing repaints any more: only the hang-up can tell
-        terminal.close()
-        code = terminal.proc.wait(timeout=30)
+        code = terminal.hang_up()
     finally:
         terminal.stop()
     assert code == EXIT_HANGUP
     assert not (task / "lock").exists()
-
-
-@pytest.mark.timeout(180)
-def test_the_hangup_signal_mid_run_records_the_step_and_unlocks_the_task(
-    tmp_path: Path, forge_home: Path
-) -> None:
-    """The engine in the app's own process: the signal's default would end it mid-step."""
-    task = init_sample("long_run", into=tmp_path / "run").path
-    lock = task / "lock"
-    terminal = Terminal(["open", str(task)], tmp_path, {"FORGETUI_ENGINE": "thread"})
-    try:
-        terminal.wait_for(b"action log")
-        terminal.press(b" ")
-        assert _wait_until(lock.exists), "the run never started"
-        terminal.wait_for(b"read_file")
-        os.kill(terminal.proc.pid, signal.SIGHUP)
-        code = terminal.proc.wait(timeout=60)
-    finally:
-        terminal.stop()
-    assert code == EXIT_HANGUP
-    assert not lock.exists()  # let go of, not left for the next writer to take over
-    last = TaskFolder.open(task).log.last_step_status()
-    assert last is not None and last.result is not None  # the step in flight was recorded
 
 
 @pytest.mark.timeout(180)
@@ -174,8 +169,7 @@ def test_an_answer_streaming_in_is_stopped_when_the_terminal_goes_away(
         terminal.wait_for(b"action log")
         terminal.press(b"s")
         terminal.wait_for(b"Let me")  # the answer is streaming in
-        terminal.close()
-        code = terminal.proc.wait(timeout=60)
+        code = terminal.hang_up()
     finally:
         terminal.stop()
     assert code == EXIT_HANGUP
@@ -192,8 +186,12 @@ def test_each_way_of_waiting_returns_once_the_terminal_hangs_up(wait: Any) -> No
     (macOS): neither returns while the terminal is there, both once it hangs up."""
     master, slave = pty.openpty()
     returned = threading.Event()
-    thread = threading.Thread(target=lambda: (wait(slave), returned.set()), daemon=True)
-    thread.start()
+
+    def waiting() -> None:
+        wait(slave)
+        returned.set()
+
+    threading.Thread(target=waiting, daemon=True).start()
     try:
         os.write(master, b"typed")  # input is not a hang-up
         assert not returned.wait(1.5)
