@@ -20,7 +20,7 @@ class EarlyChild:
         self.pid, self.fd, self.path = pid, fd, path
 
 
-early: EarlyChild | None = None  # the launcher takes it (first_view.FirstView.adopt)
+early: EarlyChild | None = None  # the launcher takes it (launch._forked_early)
 
 
 def take() -> EarlyChild | None:

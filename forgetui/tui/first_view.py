@@ -12,9 +12,8 @@ and the reader counts here, as it would without a child.
 The child started early for `forgetui open PATH` (forked as a plain command line starts:
 early_start.py; else started once the command line is parsed) first sends what it found
 (`Found`: the one task there, validated, with the settings and themes read for it), then the
-snapshot. The
-launcher opens the workbench on those, so its own start loads neither YAML nor pydantic: it
-imports Textual on one core while the child reads the files on the other."""
+snapshot. The launcher opens the workbench on those, so its own start loads neither YAML nor
+pydantic: it imports Textual on one core while the child reads the files on the other."""
 
 from __future__ import annotations
 
@@ -276,7 +275,6 @@ def _found(path: str, flags: str) -> Found | None:
 def count_early(path: str | None, fd: int) -> int:
     """The forked child's work (early_start.py): what PATH holds, then its snapshot, down `fd`;
     read with no flag typed (a plain command line has none)."""
-    gc.disable()  # a short life that allocates and frees nothing much: collecting finds nothing
     return _count("path", [path or "", "{}"], os.fdopen(fd, "wb"))
 
 
@@ -290,6 +288,7 @@ def _count(kind: str, args: list[str], out: IO[bytes]) -> int:
     """The child: the task's files as they stand, then the snapshot read from them. The
     sandbox's probe (a confined interpreter's start) runs meanwhile: the snapshot shows the
     mode commands will run in."""
+    gc.disable()  # a short life that allocates and frees nothing much: collecting finds nothing
     # pydantic looks through every installed package for plugins at its first model: this
     # process only reads files for the workbench to show, and no plugin has a use for that
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
@@ -326,7 +325,6 @@ def _count(kind: str, args: list[str], out: IO[bytes]) -> int:
 
 
 if __name__ == "__main__":
-    gc.disable()  # a short life that allocates and frees nothing much: collecting finds nothing
     # the answer has the pipe to itself: whatever else writes to stdout goes nowhere
     answer = os.fdopen(os.dup(1), "wb")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
